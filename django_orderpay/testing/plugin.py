@@ -1,0 +1,1 @@
+"""pytest plugin for shops' own tests (registered through the pytest11 entry point)."""

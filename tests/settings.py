@@ -1,0 +1,64 @@
+"""Settings for the test suite: SQLite by default, PostgreSQL when DATABASE_URL says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+
+env = environ.Env()
+BASE_DIR = Path(__file__).resolve().parent
+
+SECRET_KEY = "tests-only-not-secret"
+DEBUG = False
+ALLOWED_HOSTS = ["*"]
+USE_TZ = True
+TIME_ZONE = "America/Sao_Paulo"
+LANGUAGE_CODE = "en"
+
+DATABASES = {"default": env.db("DATABASE_URL", default="sqlite:///:memory:")}
+DATABASES["default"].setdefault("TEST", {})
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_orderpay",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+ROOT_URLCONF = "tests.urls"
+STATIC_URL = "/static/"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+ORDERPAY = {
+    "ENVIRONMENT": "emulator",
+    "TOKEN": "test-token-merchant-a",
+}
