@@ -1,0 +1,90 @@
+"""``python -m django_orderpay.emulator``: serve the emulator over HTTP until interrupted.
+
+    python -m django_orderpay.emulator --port 8765 [--host 127.0.0.1]
+        [--token TOKEN ...] [--notify-delay SECONDS] [--quiet]
+
+Prints ``Emulator listening on http://HOST:PORT`` (``--port 0`` picks a free
+port) and the account id of each token; Ctrl-C or SIGTERM stops it (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+from . import DEFAULT_TOKEN, Emulator
+from .wsgi import make_server, make_wsgi_app
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m django_orderpay.emulator",
+        description="Serve the PagBank Orders API emulator over HTTP.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=8765, help="port to bind; 0 picks a free one (default 8765)"
+    )
+    parser.add_argument(
+        "--token",
+        action="append",
+        dest="tokens",
+        metavar="TOKEN",
+        help=f"a merchant's bearer token, one account each; repeatable (default {DEFAULT_TOKEN})",
+    )
+    parser.add_argument(
+        "--notify-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before each notification delivery (default 0)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    return parser
+
+
+def _shown_token(token: str) -> str:
+    # The default token is public; a token someone typed may be real, so only its end shows.
+    return token if token == DEFAULT_TOKEN else f"...{token[-4:]}"
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the emulator server; returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.notify_delay < 0:
+        _parser().error("--notify-delay must be 0 or more seconds")
+    emulator = Emulator(args.tokens, notify_delay=args.notify_delay)
+    try:
+        server = make_server(make_wsgi_app(emulator), args.host, args.port, quiet=args.quiet)
+    except OSError as exc:
+        emulator.close()
+        print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, _stop)
+    print(f"Emulator listening on {server.url}", flush=True)
+    for token, account in emulator.accounts.items():
+        print(f"  token {_shown_token(token)} -> account {account}", flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+    try:
+        server.serve_forever()
+    except (KeyboardInterrupt, _Stop):
+        print("Emulator stopped.", flush=True)
+    finally:
+        server.server_close()
+        emulator.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The emulator behind a Django view: one process-wide emulator for a project's URLconf.
+
+Only this module (and ``urls``) may touch Django; the core knows nothing of it.
+Settings: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a mapping
+token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the emulator's
+default token; ``ORDERPAY["EMULATOR_NOTIFY_DELAY"]`` (seconds, default 0).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from .core import Emulator
+from .http import Request, Response
+from .wsgi import DROP_CONNECTION, MAX_BODY_SIZE, ConnectionDropped, body_too_large
+
+__all__ = ["discard_emulator", "emulator_view", "get_emulator"]
+
+_lock = threading.Lock()
+_emulator: Emulator | None = None
+
+
+def _emulator_options() -> dict[str, Any]:
+    conf = getattr(settings, "ORDERPAY", None) or {}
+    tokens = conf.get("EMULATOR_TOKENS")
+    if not tokens and conf.get("TOKEN"):
+        tokens = [conf["TOKEN"]]
+    return {
+        "tokens": tokens or None,
+        "notify_delay": float(conf.get("EMULATOR_NOTIFY_DELAY", 0.0)),
+    }
+
+
+def get_emulator() -> Emulator:
+    """The project's emulator, created on first use from the ``ORDERPAY`` settings."""
+    global _emulator
+    with _lock:
+        if _emulator is None:
+            _emulator = Emulator(**_emulator_options())
+        return _emulator
+
+
+def discard_emulator() -> None:
+    """Close and forget the project's emulator; the next request creates a fresh one."""
+    global _emulator
+    with _lock:
+        emulator, _emulator = _emulator, None
+    if emulator is not None:
+        emulator.close()
+
+
+@receiver(setting_changed)
+def _settings_changed(*, setting: str, **kwargs: Any) -> None:
+    # override_settings(ORDERPAY=...) in a test must reach the emulator's tokens.
+    if setting == "ORDERPAY":
+        discard_emulator()
+
+
+def _mount_point(request: HttpRequest, path: str) -> str:
+    """The absolute URL the URLconf is mounted at, without a trailing slash."""
+    prefix = request.path[: len(request.path) - len(path)] if path else request.path
+    return request.build_absolute_uri(prefix).rstrip("/")
+
+
+def _read_body(request: HttpRequest) -> bytes | Response:
+    raw_length = request.META.get("CONTENT_LENGTH") or ""
+    if raw_length.isdigit() and int(raw_length) > MAX_BODY_SIZE:
+        return body_too_large()
+    try:
+        body = request.body
+    except RequestDataTooBig:  # the project's DATA_UPLOAD_MAX_MEMORY_SIZE is lower than ours
+        return body_too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_BODY_SIZE)
+    return body_too_large() if len(body) > MAX_BODY_SIZE else body
+
+
+def _to_django(answer: Response) -> HttpResponse:
+    response = HttpResponse(answer.body, status=answer.status)
+    if answer.header("Content-Type") is None:
+        del response["Content-Type"]  # the core sent none; don't claim text/html
+    for name, value in answer.headers:
+        response[name] = value
+    return response
+
+
+@csrf_exempt
+def emulator_view(request: HttpRequest, path: str = "") -> HttpResponse:
+    """Every request under the mount point, handed to :func:`get_emulator`."""
+    body = _read_body(request)
+    if isinstance(body, Response):
+        return _to_django(body)
+    answer = get_emulator().handle(
+        Request(
+            method=request.method or "GET",
+            path="/" + path,
+            body=body,
+            headers=dict(request.headers),
+            query=request.META.get("QUERY_STRING", ""),
+            base_url=_mount_point(request, path),
+        )
+    )
+    if answer.delay > 0:
+        time.sleep(answer.delay)
+    if answer.reset:
+        # Django cannot drop a connection; a server that can (EmulatorServer) offers a hook.
+        drop = request.META.get(DROP_CONNECTION)
+        if drop is None:
+            raise ConnectionDropped("emulator fault: connection reset")
+        drop()
+        return HttpResponse(status=502)
+    return _to_django(answer)

@@ -1,0 +1,270 @@
+"""The emulator as a WSGI application, and a threading server that can act out its faults.
+
+``make_wsgi_app(emulator)`` turns each WSGI request into a :class:`Request`,
+hands it to ``emulator.handle`` and answers the :class:`Response`. A
+``delay`` fault sleeps before answering; a ``reset`` fault asks the server to
+drop the connection with no HTTP answer at all, through the environ key
+:data:`DROP_CONNECTION`. :class:`EmulatorServer` (wsgiref with threads)
+provides that key and aborts the socket with a TCP reset; under a server
+that does not, the app raises :class:`ConnectionDropped` and the server
+answers whatever it answers for a crashed app (usually a 500).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from socketserver import ThreadingMixIn
+from typing import TYPE_CHECKING, Any, Protocol
+from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
+from wsgiref.util import application_uri
+
+from . import errors
+from .http import Request, Response
+
+if TYPE_CHECKING:
+    from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
+
+__all__ = [
+    "DROP_CONNECTION",
+    "MAX_BODY_SIZE",
+    "ConnectionDropped",
+    "EmulatorServer",
+    "body_too_large",
+    "make_server",
+    "make_wsgi_app",
+    "serving",
+]
+
+#: Largest request body the adapters accept (the provider's are a few kilobytes).
+MAX_BODY_SIZE = 1024 * 1024
+
+#: environ key of a callable the server provides: call it and the server drops the
+#: connection instead of sending the answer.
+DROP_CONNECTION = "orderpay.emulator.drop_connection"
+
+# Bodies a little over the limit are read and discarded so the client is not cut
+# off mid-upload and actually gets the 413; anything bigger is not worth reading.
+_DRAIN_LIMIT = 8 * MAX_BODY_SIZE
+
+
+class Handler(Protocol):
+    """What the adapters need of the core: ``Emulator.handle``."""
+
+    def handle(self, request: Request) -> Response: ...
+
+
+class ConnectionDropped(ConnectionResetError):
+    """A ``reset`` fault that the hosting server cannot act out by dropping the socket."""
+
+
+def body_too_large(limit: int = MAX_BODY_SIZE) -> Response:
+    """The provider-shaped error for a body over ``limit`` bytes (413, naming the body)."""
+    message = {
+        "code": errors.INVALID,
+        "description": f"request body larger than {limit} bytes",
+        "parameter_name": "body",
+    }
+    return errors.ProviderError(413, [message]).to_response()
+
+
+def status_line(status: int) -> str:
+    """``"201 Created"`` for 201; unknown codes get a neutral phrase."""
+    try:
+        return f"{status} {http.HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+def _headers_of(environ: WSGIEnvironment) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            name = key[5:]
+        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH") and value:
+            name = key
+        else:
+            continue
+        headers["-".join(part.capitalize() for part in name.split("_"))] = value
+    return headers
+
+
+def _path_of(environ: WSGIEnvironment) -> str:
+    # PEP 3333 carries the path as latin-1 decoded bytes; the core wants real text.
+    raw = environ.get("PATH_INFO") or "/"
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return raw
+
+
+def _read_body(environ: WSGIEnvironment, limit: int) -> bytes | Response:
+    raw_length = (environ.get("CONTENT_LENGTH") or "").strip()
+    if not raw_length:
+        return b""
+    if not raw_length.isdigit():
+        return errors.invalid("Content-Length").to_response()
+    length = int(raw_length)
+    stream = environ["wsgi.input"]
+    if length > limit:
+        if length <= _DRAIN_LIMIT:
+            remaining = length
+            while remaining > 0:
+                chunk = stream.read(min(remaining, 65536))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+        return body_too_large(limit)
+    return stream.read(length) if length else b""
+
+
+def make_wsgi_app(
+    emulator: Handler,
+    *,
+    max_body_size: int = MAX_BODY_SIZE,
+    sleep: Callable[[float], None] = time.sleep,
+) -> WSGIApplication:
+    """A WSGI application serving ``emulator`` at its mount point (``SCRIPT_NAME``)."""
+
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        body = _read_body(environ, max_body_size)
+        if isinstance(body, Response):
+            response = body
+        else:
+            request = Request(
+                method=environ.get("REQUEST_METHOD", "GET").upper(),
+                path=_path_of(environ),
+                body=body,
+                headers=_headers_of(environ),
+                query=environ.get("QUERY_STRING", ""),
+                base_url=application_uri(environ).rstrip("/"),
+            )
+            response = emulator.handle(request)
+        if response.delay > 0:
+            sleep(response.delay)
+        if response.reset:
+            drop = environ.get(DROP_CONNECTION)
+            if drop is None:
+                raise ConnectionDropped("emulator fault: connection reset")
+            drop()
+            start_response("502 Bad Gateway", [("Content-Length", "0")])
+            return [b""]
+        headers = list(response.headers)
+        if not any(name.lower() == "content-length" for name, _ in headers):
+            headers.append(("Content-Length", str(len(response.body))))
+        start_response(status_line(response.status), headers)
+        return [response.body]
+
+    return app
+
+
+class _DroppableServerHandler(ServerHandler):
+    """wsgiref's handler, except that it writes nothing once the app asked for a drop."""
+
+    request_handler: EmulatorRequestHandler
+
+    def finish_response(self) -> None:
+        if not self.request_handler.drop_requested:
+            super().finish_response()
+            return
+        # Still close the app's iterable: WSGI frameworks release resources there
+        # (Django sends request_finished).
+        close = getattr(self.result, "close", None)
+        if close is not None:
+            close()
+
+
+class EmulatorRequestHandler(WSGIRequestHandler):
+    """wsgiref's request handler with the :data:`DROP_CONNECTION` hook and optional quiet."""
+
+    drop_requested = False
+    server: EmulatorServer
+
+    def get_environ(self) -> dict[str, Any]:
+        environ = super().get_environ()
+        if self.headers.get("content-type") is None:
+            # wsgiref fills in text/plain; the core should see that the client sent none.
+            environ.pop("CONTENT_TYPE", None)
+        environ[DROP_CONNECTION] = self._request_drop
+        return environ
+
+    def _request_drop(self) -> None:
+        self.drop_requested = True
+
+    def handle(self) -> None:
+        """One HTTP request, as wsgiref does it, then abort the socket if a drop was asked."""
+        # The same steps as WSGIRequestHandler.handle, which hard-codes its ServerHandler.
+        self.raw_requestline = self.rfile.readline(65537)
+        if len(self.raw_requestline) > 65536:
+            self.requestline = ""
+            self.request_version = ""
+            self.command = ""
+            self.send_error(414)
+            return
+        if not self.parse_request():
+            return
+        handler = _DroppableServerHandler(
+            self.rfile, self.wfile, self.get_stderr(), self.get_environ(), multithread=True
+        )
+        handler.request_handler = self
+        handler.run(self.server.get_app())
+        if self.drop_requested:
+            self.log_message('"%s" dropped (reset fault)', self.requestline)
+            # Linger 0 turns the close into a TCP RST: the client reads "connection reset".
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+
+class EmulatorServer(ThreadingMixIn, WSGIServer):
+    """A threading wsgiref server; ``url`` is the root URL it serves."""
+
+    daemon_threads = True
+    quiet = False
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = str(host)
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{port}"
+
+
+def make_server(
+    app: WSGIApplication, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = False
+) -> EmulatorServer:
+    """A bound (not yet serving) :class:`EmulatorServer` for any WSGI app; port 0 picks one."""
+    server_class = EmulatorServer
+    if ":" in host:
+        server_class = type(
+            "EmulatorServer6", (EmulatorServer,), {"address_family": socket.AF_INET6}
+        )
+    server = server_class((host, port), EmulatorRequestHandler)
+    server.quiet = quiet
+    server.set_app(app)
+    return server
+
+
+@contextlib.contextmanager
+def serving(
+    app: WSGIApplication, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = True
+) -> Iterator[EmulatorServer]:
+    """Serve ``app`` in a background thread for the duration of the block."""
+    server = make_server(app, host, port, quiet=quiet)
+    thread = threading.Thread(target=server.serve_forever, name="orderpay-emulator", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
