@@ -1,0 +1,56 @@
+"""Stored-card tokens: what identifies a card, never the card itself."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .base import ProviderMirror
+
+
+class CardToken(ProviderMirror):
+    """A stored-card token (``CARD_...``) and the card's printable facts.
+
+    Holds brand, first six and last four digits, expiry and holder name; the
+    number and security code never reach this table. ``brand_reference_id``
+    and ``initial_amount`` come from the Elo INITIAL recurrence charge, so a
+    SUBSEQUENT charge can be built from the token alone. ``data`` is the
+    ``payment_method.card`` object of the last charge that used the token.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
+        null=True,
+        blank=True,
+        # A stored card is the user's: it goes with them. Charges keep their
+        # own brand and digits columns.
+        on_delete=models.CASCADE,
+        related_name="orderpay_card_tokens",
+    )
+    brand = models.CharField(_("brand"), max_length=20, blank=True)
+    first_digits = models.CharField(_("first digits"), max_length=6, blank=True)
+    last_digits = models.CharField(_("last digits"), max_length=4, blank=True)
+    exp_month = models.CharField(_("expiry month"), max_length=2, blank=True)
+    exp_year = models.CharField(_("expiry year"), max_length=4, blank=True)
+    holder_name = models.CharField(_("holder name"), max_length=120, blank=True)
+    brand_reference_id = models.CharField(_("brand reference id"), max_length=64, blank=True)
+    initial_amount = models.PositiveIntegerField(
+        _("initial recurrence amount (cents)"), null=True, blank=True
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name = _("card token")
+        verbose_name_plural = _("card tokens")
+        ordering = ("-created_at", "-pk")
+
+    def __str__(self) -> str:
+        return f"{self.brand or 'card'} {self.first_digits}******{self.last_digits}".strip()
+
+    @property
+    def has_recurrence(self) -> bool:
+        """Whether a SUBSEQUENT charge can be built from this token."""
+        return bool(self.brand_reference_id)

@@ -1,0 +1,132 @@
+"""The charge mirror and its split."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .base import ProviderMirror
+from .orders import Order
+from .states import OPEN_CHARGE_STATUSES, ChargeStatus
+
+
+class RecurringType(models.TextChoices):
+    INITIAL = "INITIAL", _("Initial")
+    SUBSEQUENT = "SUBSEQUENT", _("Subsequent")
+
+
+class SplitMethod(models.TextChoices):
+    FIXED = "FIXED", _("Fixed amounts")
+    PERCENTAGE = "PERCENTAGE", _("Percentages")
+
+
+class Charge(ProviderMirror):
+    """A provider charge (``CHAR_...``) of an order.
+
+    Amounts are integer cents: ``amount_value`` is what was asked,
+    ``amount_paid`` and ``amount_refunded`` come from ``amount.summary`` and
+    never shrink locally, whatever order copies arrive in.
+    """
+
+    order = models.ForeignKey(
+        Order, verbose_name=_("order"), on_delete=models.CASCADE, related_name="charges"
+    )
+    reference_id = models.CharField(_("reference id"), max_length=64, blank=True, db_index=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=ChargeStatus.choices, db_index=True
+    )
+    amount_value = models.PositiveIntegerField(_("amount (cents)"))
+    amount_paid = models.PositiveIntegerField(_("paid (cents)"), default=0)
+    amount_refunded = models.PositiveIntegerField(_("refunded (cents)"), default=0)
+    currency = models.CharField(_("currency"), max_length=3, default="BRL")
+    installments = models.PositiveSmallIntegerField(_("installments"), default=1)
+    capture = models.BooleanField(_("capture"), default=True)
+    capture_before = models.DateTimeField(_("capture before"), null=True, blank=True)
+    payment_response_code = models.CharField(_("payment response code"), max_length=16, blank=True)
+    payment_response_message = models.CharField(
+        _("payment response message"), max_length=255, blank=True
+    )
+    card_brand = models.CharField(_("card brand"), max_length=20, blank=True)
+    card_first_digits = models.CharField(_("card first digits"), max_length=6, blank=True)
+    card_last_digits = models.CharField(_("card last digits"), max_length=4, blank=True)
+    card_token = models.ForeignKey(
+        "django_orderpay.CardToken",
+        verbose_name=_("card token"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="charges",
+    )
+    recurring_type = models.CharField(
+        _("recurring type"), max_length=10, choices=RecurringType.choices, blank=True
+    )
+    brand_reference_id = models.CharField(_("brand reference id"), max_length=64, blank=True)
+    split_method = models.CharField(
+        _("split method"), max_length=10, choices=SplitMethod.choices, blank=True
+    )
+    paid_at = models.DateTimeField(_("paid at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("charge")
+        verbose_name_plural = _("charges")
+        ordering = ("created_at", "pk")
+        permissions = [
+            ("cancel_charge", _("Can cancel or refund a charge")),
+            ("capture_charge", _("Can capture an authorized charge")),
+        ]
+
+    @property
+    def payment_response(self) -> dict:
+        return dict(self.data.get("payment_response") or {})
+
+    @property
+    def is_final(self) -> bool:
+        """No change can come without someone acting (refunds aside)."""
+        return self.status not in OPEN_CHARGE_STATUSES
+
+    @property
+    def refundable_amount(self) -> int:
+        """Cents that a cancel call may still give back (0 unless PAID)."""
+        if self.status != ChargeStatus.PAID:
+            return 0
+        return max(self.amount_paid - self.amount_refunded, 0)
+
+    def can_capture(self, now: dt.datetime | None = None) -> bool:
+        """An authorised charge can be captured until ``capture_before``."""
+        if self.status != ChargeStatus.AUTHORIZED:
+            return False
+        return self.capture_before is None or (now or timezone.now()) < self.capture_before
+
+    def can_cancel(self) -> bool:
+        """Authorised charges can be voided; paid ones refunded while money remains."""
+        if self.status == ChargeStatus.AUTHORIZED:
+            return True
+        return self.refundable_amount > 0
+
+
+class Split(ProviderMirror):
+    """The split record (``SPLI_...``) of a charge paid with ``splits``.
+
+    Created from the charge's ``SPLIT`` link when the charge is synced;
+    ``status`` and ``data`` fill in when the split itself is fetched
+    (:func:`django_orderpay.sync.sync_split`).
+    """
+
+    charge = models.OneToOneField(
+        Charge, verbose_name=_("charge"), on_delete=models.CASCADE, related_name="split"
+    )
+    method = models.CharField(_("method"), max_length=10, choices=SplitMethod.choices, blank=True)
+    status = models.CharField(_("status"), max_length=32, blank=True)
+    created_at = models.DateTimeField(_("created at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("split")
+        verbose_name_plural = _("splits")
+
+    @property
+    def receivers(self) -> list[dict]:
+        return list(self.data.get("receivers") or [])

@@ -1,0 +1,87 @@
+"""The log of every notification delivery received from the provider."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+#: Headers whose values are credentials (or derived from one): kept as a
+#: marker that they were present, never with their value.
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "x-authenticity-token",
+        "x-csrftoken",
+        "x-api-key",
+    }
+)
+REDACTED = "[removed]"
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``headers`` with the values of credential headers removed."""
+    return {
+        name: REDACTED if name.lower() in SECRET_HEADERS else str(value)
+        for name, value in headers.items()
+    }
+
+
+class DeliveryOutcome(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    PROCESSED = "processed", _("Processed")
+    DUPLICATE = "duplicate", _("Duplicate")
+    IGNORED = "ignored", _("Ignored")
+    REJECTED = "rejected", _("Rejected")
+    FAILED = "failed", _("Failed")
+
+
+class NotificationDelivery(models.Model):
+    """One HTTP request that reached the notifications view, as it arrived.
+
+    Written before (and outside) processing, so a delivery is never lost
+    even when processing fails. ``valid`` is ``None`` until verified (or when
+    verification is off); ``dedupe_key`` identifies copies of the same
+    delivery; ``order_provider_id`` is the ``ORDE_`` id the body names.
+    """
+
+    received_at = models.DateTimeField(
+        _("received at"), default=timezone.now, editable=False, db_index=True
+    )
+    body = models.BinaryField(_("raw body"), default=b"")
+    headers = models.JSONField(_("headers"), default=dict, blank=True)
+    remote_addr = models.GenericIPAddressField(_("remote address"), null=True, blank=True)
+    content_type = models.CharField(_("content type"), max_length=255, blank=True)
+    valid = models.BooleanField(_("valid"), null=True, blank=True)
+    outcome = models.CharField(
+        _("outcome"),
+        max_length=16,
+        choices=DeliveryOutcome.choices,
+        default=DeliveryOutcome.RECEIVED,
+        db_index=True,
+    )
+    error = models.TextField(_("error"), blank=True)
+    traceback = models.TextField(_("traceback"), blank=True)
+    order_provider_id = models.CharField(
+        _("order provider id"), max_length=64, blank=True, db_index=True
+    )
+    dedupe_key = models.CharField(_("dedupe key"), max_length=128, blank=True, db_index=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    processed_at = models.DateTimeField(_("processed at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("notification delivery")
+        verbose_name_plural = _("notification deliveries")
+        ordering = ("-received_at", "-pk")
+
+    def __str__(self) -> str:
+        return f"{self.order_provider_id or '?'} {self.outcome} {self.received_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def body_text(self) -> str:
+        """The body as text (undecodable bytes replaced), for display."""
+        return bytes(self.body).decode("utf-8", errors="replace")

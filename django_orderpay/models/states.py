@@ -1,0 +1,90 @@
+"""Charge and order states, and the rules for moving between them.
+
+The provider documents no transitions, so the table below is the careful
+reading of its facts: a charge only moves forward (analysis -> authorised ->
+paid -> cancelled), DECLINED and CANCELED are final, and a full refund turns
+PAID into CANCELED. A copy of a charge whose status is not reachable from the
+stored one is a late, stale copy and is ignored by ``sync``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ChargeStatus(models.TextChoices):
+    """A charge's ``status`` as the provider spells it."""
+
+    AUTHORIZED = "AUTHORIZED", _("Authorized")
+    PAID = "PAID", _("Paid")
+    IN_ANALYSIS = "IN_ANALYSIS", _("In analysis")
+    DECLINED = "DECLINED", _("Declined")
+    CANCELED = "CANCELED", _("Canceled")
+    WAITING = "WAITING", _("Waiting")
+
+
+_S = ChargeStatus
+
+#: Where each charge status may go next. A status absent from a set is a step
+#: backwards (or out of a final state) and never happens at the provider.
+CHARGE_TRANSITIONS: Mapping[str, frozenset[str]] = {
+    _S.WAITING: frozenset({_S.IN_ANALYSIS, _S.AUTHORIZED, _S.PAID, _S.DECLINED, _S.CANCELED}),
+    _S.IN_ANALYSIS: frozenset({_S.AUTHORIZED, _S.PAID, _S.DECLINED, _S.CANCELED}),
+    _S.AUTHORIZED: frozenset({_S.PAID, _S.CANCELED}),
+    _S.PAID: frozenset({_S.CANCELED}),
+    _S.DECLINED: frozenset(),
+    _S.CANCELED: frozenset(),
+}
+
+#: Charges in these states may still change without anyone acting on them.
+OPEN_CHARGE_STATUSES = frozenset({_S.WAITING, _S.IN_ANALYSIS, _S.AUTHORIZED})
+
+
+def charge_transition_allowed(old_status: str, new_status: str) -> bool:
+    """Whether a charge may move from ``old_status`` to ``new_status``.
+
+    ``old_status`` is ``""`` for a charge seen for the first time: any status
+    is a valid start.
+    """
+    if not old_status:
+        return new_status in CHARGE_TRANSITIONS
+    return new_status in CHARGE_TRANSITIONS.get(old_status, frozenset())
+
+
+class OrderStatus(models.TextChoices):
+    """An order's status, derived from its charges (the provider has none)."""
+
+    CREATED = "CREATED", _("Created")
+    WAITING = "WAITING", _("Waiting")
+    IN_ANALYSIS = "IN_ANALYSIS", _("In analysis")
+    AUTHORIZED = "AUTHORIZED", _("Authorized")
+    PAID = "PAID", _("Paid")
+    DECLINED = "DECLINED", _("Declined")
+    CANCELED = "CANCELED", _("Canceled")
+
+
+#: The derivation rule: the first of these statuses held by any charge names
+#: the order. So one paid charge makes the order PAID even after declined
+#: attempts; an order whose only charges were refunded is CANCELED; an order
+#: whose charges were all declined is DECLINED; an order without charges (a
+#: deeplink not yet paid, or a two-step order before pay) is CREATED.
+ORDER_STATUS_PRECEDENCE: tuple[str, ...] = (
+    OrderStatus.PAID,
+    OrderStatus.AUTHORIZED,
+    OrderStatus.IN_ANALYSIS,
+    OrderStatus.WAITING,
+    OrderStatus.CANCELED,
+    OrderStatus.DECLINED,
+)
+
+
+def derive_order_status(charge_statuses: Iterable[str]) -> str:
+    """The order status for charges in ``charge_statuses`` (see the rule above)."""
+    present = set(charge_statuses)
+    for status in ORDER_STATUS_PRECEDENCE:
+        if status in present:
+            return status
+    return OrderStatus.CREATED

@@ -1,0 +1,24 @@
+"""Provider JSON -> rows: the one way provider state enters the database.
+
+- :func:`sync_order` for Order answers and notification bodies;
+- :func:`sync_charge` for answers that are a single charge;
+- :func:`sync_split` for a split record.
+"""
+
+from __future__ import annotations
+
+from .charges import supersedes
+from .orders import sync_charge, sync_order
+from .parse import SyncError, parse_charge, parse_order, parse_split
+from .splits import sync_split
+
+__all__ = [
+    "SyncError",
+    "parse_charge",
+    "parse_order",
+    "parse_split",
+    "supersedes",
+    "sync_charge",
+    "sync_order",
+    "sync_split",
+]

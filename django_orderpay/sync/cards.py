@@ -1,0 +1,157 @@
+"""Card tokens from charge answers: create, update, link."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import CardToken, RecurringType
+from ..signals import announce_card_stored
+from .parse import CardState, ChargeState
+
+TOKEN_FIELDS = (
+    "user",
+    "brand",
+    "first_digits",
+    "last_digits",
+    "exp_month",
+    "exp_year",
+    "holder_name",
+    "brand_reference_id",
+    "initial_amount",
+    "data",
+    "synced_at",
+)
+
+
+def _card_columns(card: CardState) -> dict[str, Any]:
+    return {
+        "brand": card.brand,
+        "first_digits": card.first_digits,
+        "last_digits": card.last_digits,
+        "exp_month": card.exp_month,
+        "exp_year": card.exp_year,
+        "holder_name": card.holder_name,
+        "data": card.data,
+    }
+
+
+def _recurrences(
+    states: Sequence[ChargeState], known_charge_ids: Collection[str]
+) -> dict[str, tuple[str, int, bool]]:
+    """token id -> (brand_reference_id, initial amount, from a charge new to us)."""
+    found: dict[str, tuple[str, int, bool]] = {}
+    for state in states:
+        reference = state.columns["brand_reference_id"]
+        if state.card and state.card.token_id and reference:
+            if state.columns["recurring_type"] == RecurringType.INITIAL:
+                found[state.card.token_id] = (
+                    reference,
+                    state.columns["amount_value"],
+                    state.provider_id not in known_charge_ids,
+                )
+    return found
+
+
+def _insert(tokens: list[CardToken]) -> tuple[list[CardToken], list[CardToken]]:
+    """Insert new tokens; returns (inserted by us, inserted meanwhile by another sync)."""
+    if not tokens:
+        return [], []
+    try:
+        with transaction.atomic():
+            return CardToken.objects.bulk_create(tokens), []
+    except IntegrityError:
+        pass
+    # Another order stored the same card at the same moment (its sync holds a
+    # different order lock): insert one by one and take the others' rows.
+    inserted, lost = [], []
+    for token in tokens:
+        token.pk = None
+        try:
+            with transaction.atomic():
+                token.save(force_insert=True)
+            inserted.append(token)
+        except IntegrityError:
+            lost.append(token.provider_id)
+    theirs = list(CardToken.objects.select_for_update().filter(provider_id__in=lost))
+    return inserted, theirs
+
+
+def sync_card_tokens(
+    states: Sequence[ChargeState], *, owner: Any, known_charge_ids: Collection[str]
+) -> dict[str, CardToken]:
+    """Create tokens for stored cards, refresh known ones; token id -> row.
+
+    A token is made only when the answer says ``store``; a charge paid with
+    an existing token just links to it. The owner is set on creation (or on a
+    token that had none) and never changed afterwards.
+    """
+    cards = {s.card.token_id: s.card for s in states if s.card and s.card.token_id}
+    if not cards:
+        return {}
+    recurrences = _recurrences(states, known_charge_ids)
+    tokens = {
+        token.provider_id: token
+        for token in CardToken.objects.select_for_update()
+        .filter(provider_id__in=cards)
+        .order_by("provider_id")
+    }
+    now = timezone.now()
+    new = []
+    for token_id, card in cards.items():
+        if token_id in tokens or not card.store:
+            continue
+        reference, initial_amount, _ = recurrences.get(token_id, ("", None, True))
+        new.append(
+            CardToken(
+                provider_id=token_id,
+                user=owner,
+                brand_reference_id=reference,
+                initial_amount=initial_amount,
+                created_at=now,
+                synced_at=now,
+                **_card_columns(card),
+            )
+        )
+    changed = [
+        token
+        for token in tokens.values()
+        if _refresh(token, cards[token.provider_id], recurrences, owner, now)
+    ]
+    if changed:
+        CardToken.objects.bulk_update(changed, TOKEN_FIELDS)
+    inserted, theirs = _insert(new)
+    for token in inserted:
+        announce_card_stored(token)
+    tokens.update({token.provider_id: token for token in [*inserted, *theirs]})
+    return tokens
+
+
+def _refresh(
+    token: CardToken,
+    card: CardState,
+    recurrences: dict[str, tuple[str, int, bool]],
+    owner: Any,
+    now: Any,
+) -> bool:
+    # user_id, not user: reading the relation would cost a query per token.
+    watched = [name for name in TOKEN_FIELDS if name not in ("user", "synced_at")] + ["user_id"]
+    before = {name: getattr(token, name) for name in watched}
+    for name, value in _card_columns(card).items():
+        if value:
+            setattr(token, name, value)
+    if token.user_id is None and owner is not None:
+        token.user = owner
+    reference = recurrences.get(token.provider_id)
+    # A newer INITIAL charge starts a new recurrence; a re-sent old one
+    # must not bring back a replaced reference.
+    if reference and (not token.brand_reference_id or reference[2]):
+        token.brand_reference_id, token.initial_amount = reference[0], reference[1]
+    after = {name: getattr(token, name) for name in before}
+    if after == before:
+        return False
+    token.synced_at = now
+    return True

@@ -1,0 +1,137 @@
+"""The entry points: provider JSON in, locked and upserted rows out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
+from .charges import apply_charges
+from .parse import DeeplinkState, OrderState, SyncError, parse_charge, parse_order
+
+
+def _check_source(source: str) -> None:
+    if source not in ChangeSource.values:
+        raise ValueError(f"source must be one of {', '.join(ChangeSource.values)}, not {source!r}")
+
+
+def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> Order:
+    """The order row, locked for this transaction; created if new.
+
+    Two syncs of a new order race to insert it: the loser's insert fails
+    inside its savepoint, and it then locks the winner's row instead.
+    """
+    locked = Order.objects.select_for_update()
+    order = locked.filter(provider_id=state.provider_id).first()
+    if order is not None:
+        return order
+    order = Order(provider_id=state.provider_id, data=state.data, **state.columns)
+    _claim(order, user, shop_object)
+    try:
+        with transaction.atomic():
+            order.save(force_insert=True)
+    except IntegrityError:
+        order = locked.get(provider_id=state.provider_id)
+    return order
+
+
+def _claim(order: Order, user: Any, shop_object: Any) -> None:
+    """Attach the shop's user and object, only where the order has none yet."""
+    if user is not None and getattr(user, "is_authenticated", False) and order.user_id is None:
+        order.user = user
+    if shop_object is not None and order.content_type_id is None:
+        if shop_object.pk is None:
+            raise ValueError("shop_object must be saved before it can own an order")
+        order.content_type = ContentType.objects.get_for_model(shop_object)
+        order.object_id = str(shop_object.pk)
+
+
+def _splice(base: dict[str, Any], charges: Sequence[Charge]) -> dict[str, Any]:
+    """``base`` with its ``charges`` replaced by each charge's newest JSON.
+
+    A stale copy of an order must not make ``Order.data`` show a charge in a
+    state the charge row has already left.
+    """
+    by_id = {charge.provider_id: charge for charge in charges}
+    ordered = []
+    for entry in base.get("charges") or ():
+        charge = by_id.pop(entry.get("id"), None) if isinstance(entry, dict) else None
+        if charge is not None:
+            ordered.append(charge)
+    ordered.extend(sorted(by_id.values(), key=lambda charge: charge.pk))
+    return {**base, "charges": [charge.data for charge in ordered]}
+
+
+def _finish(order: Order, charges: Sequence[Charge], base: dict[str, Any]) -> None:
+    order.status = derive_order_status(charge.status for charge in charges)
+    order.data = _splice(base, charges)
+    order.synced_at = timezone.now()
+    order.save()
+
+
+def _sync_deeplink(order: Order, state: DeeplinkState) -> None:
+    # Deeplinks are immutable at the provider and one per order: update in
+    # place, under the order lock, so no insert can race.
+    deeplink = Deeplink.objects.filter(order=order).first()
+    if deeplink is None:
+        deeplink = Deeplink(order=order)
+    deeplink.deeplink_id = state.deeplink_id
+    for name, value in state.columns.items():
+        setattr(deeplink, name, value)
+    deeplink.synced_at = timezone.now()
+    deeplink.save()
+
+
+def sync_order(
+    payload: dict[str, Any], *, source: str, user: Any = None, shop_object: Any = None
+) -> Order:
+    """Mirror a provider Order (create, pay or GET answer, or a notification body).
+
+    Upserts the order, its charges, split records, deeplink and card tokens
+    in one transaction, holding the order's row lock. Safe to call twice at
+    once and with late copies: charges only move forward (see
+    ``django_orderpay.models.states``). ``user`` and ``shop_object`` are
+    attached when the order has none yet. Raises :class:`SyncError` naming
+    the field of a malformed payload.
+    """
+    _check_source(source)
+    state = parse_order(payload)
+    with transaction.atomic():
+        order = _lock_or_create(state, user, shop_object)
+        _claim(order, user, shop_object)
+        for name, value in state.columns.items():
+            if value not in ("", None):
+                setattr(order, name, value)
+        charges = apply_charges(order, state.charges, source=source, owner=order.user)
+        if state.deeplink is not None:
+            _sync_deeplink(order, state.deeplink)
+        _finish(order, charges, state.data)
+    return order
+
+
+def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = None) -> Charge:
+    """Mirror a provider Charge (GET /charges, capture and cancel answers).
+
+    A charge answer names no order, so the charge must be known already
+    (its order synced before) or ``order`` given.
+    """
+    _check_source(source)
+    state = parse_charge(payload)
+    with transaction.atomic():
+        order_pk = order.pk if order is not None else None
+        if order_pk is None:
+            order_pk = (
+                Charge.objects.filter(provider_id=state.provider_id)
+                .values_list("order_id", flat=True)
+                .first()
+            )
+        if order_pk is None:
+            raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
+        locked = Order.objects.select_for_update().get(pk=order_pk)
+        charges = apply_charges(locked, [state], source=source, owner=locked.user)
+        _finish(locked, charges, locked.data)
+    return next(charge for charge in charges if charge.provider_id == state.provider_id)
