@@ -1,0 +1,92 @@
+"""System checks of the ``ORDERPAY`` settings (``manage.py check``).
+
+The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
+``orderpay.E002`` on a staging box that serves the emulator with DEBUG off).
+
+- ``orderpay.E001`` (error): no ``TOKEN``.
+- ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False.
+- ``orderpay.E003`` (error): the API base URL is not https while ``DEBUG`` is False.
+- ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
+- ``orderpay.W001`` (warning): notifications are neither verified nor re-fetched
+  (``NOTIFICATION_VERIFY`` False and ``NOTIFICATION_TRUST_BODY`` True).
+- ``orderpay.W002`` (warning): ``NOTIFICATION_URL`` is not https while ``DEBUG`` is False.
+- ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning, register
+
+from django_orderpay.conf import KNOWN_KEYS, env_var, get_settings, unknown_keys
+from django_orderpay.exceptions import ConfigurationError
+
+TAG = "orderpay"
+
+
+@register(TAG)
+def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """Every check of the settings; all run, each reports on its own."""
+    try:
+        conf = get_settings(strict=False)
+    except ConfigurationError as exc:
+        return [Error(str(exc), id="orderpay.E004")]
+
+    messages: list[CheckMessage] = []
+    if not conf.token:
+        messages.append(
+            Error(
+                "No OrderPay API token is configured.",
+                hint=f"Set ORDERPAY['TOKEN'] or the {env_var('TOKEN')} environment variable.",
+                id="orderpay.E001",
+            )
+        )
+    if not settings.DEBUG:
+        if conf.environment == "emulator":
+            messages.append(
+                Error(
+                    "ORDERPAY['ENVIRONMENT'] is 'emulator' with DEBUG off: "
+                    "payments would go to the built-in emulator, not to the provider.",
+                    hint="Use 'sandbox' or 'production' in a deployment, or silence "
+                    "orderpay.E002 where the emulator is meant (a demo, CI).",
+                    id="orderpay.E002",
+                )
+            )
+        elif not conf.base_url.startswith("https://"):
+            messages.append(
+                Error(
+                    f"The OrderPay API base URL {conf.base_url!r} is not https with DEBUG off: "
+                    "the API token and card data would cross the network in clear.",
+                    hint="Remove ORDERPAY['BASE_URL'] or make it an https URL.",
+                    id="orderpay.E003",
+                )
+            )
+        if conf.notification_url and not conf.notification_url.startswith("https://"):
+            messages.append(
+                Warning(
+                    f"ORDERPAY['NOTIFICATION_URL'] {conf.notification_url!r} is not https.",
+                    hint="The provider posts whole orders there; use an https URL.",
+                    id="orderpay.W002",
+                )
+            )
+    if not conf.notification_verify and conf.notification_trust_body:
+        messages.append(
+            Warning(
+                "Notifications are not verified: NOTIFICATION_VERIFY is False and "
+                "NOTIFICATION_TRUST_BODY is True, so anyone can post an order state.",
+                hint="Set NOTIFICATION_VERIFY to True, or NOTIFICATION_TRUST_BODY to False "
+                "so each notification is re-fetched from the provider.",
+                id="orderpay.W001",
+            )
+        )
+    for key in unknown_keys():
+        messages.append(
+            Warning(
+                f"ORDERPAY[{key!r}] is not a setting of django-orderpay.",
+                hint="Known keys: " + ", ".join(sorted(KNOWN_KEYS)),
+                id="orderpay.W003",
+            )
+        )
+    return messages

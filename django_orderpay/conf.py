@@ -1,0 +1,294 @@
+"""Settings: one ``ORDERPAY`` dict, each key also readable from the environment.
+
+Every key ``KEY`` of ``settings.ORDERPAY`` may instead come from the
+environment variable ``ORDERPAY_KEY`` (read through django-environ). **The
+dict wins**: a key present in ``ORDERPAY`` (with a value other than ``None``)
+hides its environment variable. Settings are read afresh on every access, so
+``override_settings(ORDERPAY=...)`` and a changed environment take effect at
+once; nothing is cached.
+
+Keys (environment variable in brackets):
+
+``ENVIRONMENT`` [``ORDERPAY_ENVIRONMENT``]
+    ``production``, ``sandbox`` or ``emulator`` (default ``sandbox``). Picks the
+    API base URL and SDK script URL from the provider's host table, or the
+    emulator's (mounted under ``EMULATOR_URL``).
+``BASE_URL``, ``SDK_URL``, ``SIMULATION_URL``
+    Overrides of the URLs the environment picks (``SIMULATION_URL`` is the
+    host of the sandbox's deeplink payment simulator).
+``EMULATOR_URL``
+    Where the Django-mounted emulator lives (default
+    ``http://127.0.0.1:8000/emulator``).
+``TOKEN`` (required)
+    The merchant's API bearer token.
+``PUBLIC_KEY``
+    The card-encryption public key (base64 DER); when absent it is fetched from
+    ``/public-keys`` and cached by the services.
+``NOTIFICATION_URL``
+    The absolute URL sent as the orders' ``notification_urls``.
+``TIMEOUT`` (seconds, default 15), ``RETRIES`` (default 3)
+    Of the HTTP client.
+``NOTIFICATION_TOKENS``
+    Tokens accepted for a notification's ``x-authenticity-token`` (a list, so a
+    token can be rotated); default ``[TOKEN]``. In the environment: comma-separated.
+``NOTIFICATION_VERIFY`` (default True)
+    Reject notifications whose ``x-authenticity-token`` does not match.
+``NOTIFICATION_TRUST_BODY`` (default False)
+    Use a notification's body as is instead of re-fetching the order.
+``NOTIFICATION_BACKGROUND`` (default False)
+    Process notifications in a background task instead of in the request.
+``EMULATOR_TOKENS``
+    Tokens the mounted emulator accepts: a list, or a dict token -> ``ACCO_``
+    account id; default ``[TOKEN]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import environ
+from django.conf import settings as django_settings
+
+from django_orderpay.exceptions import ConfigurationError
+
+ENV_PREFIX: Final = "ORDERPAY_"
+ENVIRONMENTS: Final = ("production", "sandbox", "emulator")
+DEFAULT_ENVIRONMENT: Final = "sandbox"
+DEFAULT_EMULATOR_URL: Final = "http://127.0.0.1:8000/emulator"
+DEFAULT_TIMEOUT: Final = 15.0
+DEFAULT_RETRIES: Final = 3
+#: The emulator serves the SDK script at this path under its root.
+EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
+
+
+@dataclass(frozen=True)
+class Hosts:
+    """Where an environment's API, SDK script and deeplink simulator live."""
+
+    base_url: str
+    sdk_url: str
+    simulation_url: str | None
+
+
+_SDK_SCRIPT = "https://assets.pagseguro.com.br/checkout-sdk-js/rc/dist/browser/pagseguro.min.js"
+#: The provider's host table (provider-facts.md, "Hosts").
+HOSTS: Final[dict[str, Hosts]] = {
+    "production": Hosts("https://api.pagseguro.com", _SDK_SCRIPT, None),
+    "sandbox": Hosts(
+        "https://sandbox.api.pagseguro.com", _SDK_SCRIPT, "https://sandbox.sdk.pagseguro.com"
+    ),
+}
+
+KNOWN_KEYS: Final = frozenset(
+    {
+        "ENVIRONMENT",
+        "BASE_URL",
+        "SDK_URL",
+        "SIMULATION_URL",
+        "EMULATOR_URL",
+        "TOKEN",
+        "PUBLIC_KEY",
+        "NOTIFICATION_URL",
+        "TIMEOUT",
+        "RETRIES",
+        "NOTIFICATION_TOKENS",
+        "NOTIFICATION_VERIFY",
+        "NOTIFICATION_TRUST_BODY",
+        "NOTIFICATION_BACKGROUND",
+        "EMULATOR_TOKENS",
+    }
+)
+
+
+@dataclass(frozen=True)
+class OrderPaySettings:
+    """The resolved settings: every default applied, every URL without a trailing slash."""
+
+    environment: str
+    base_url: str
+    sdk_url: str
+    simulation_url: str | None
+    emulator_url: str
+    token: str | None
+    public_key: str | None
+    notification_url: str | None
+    timeout: float
+    retries: int
+    notification_tokens: tuple[str, ...]
+    notification_verify: bool
+    notification_trust_body: bool
+    notification_background: bool
+    emulator_tokens: tuple[str, ...] | Mapping[str, str]
+
+    def __repr__(self) -> str:  # the token must never reach a log line or a traceback
+        return (
+            f"OrderPaySettings(environment={self.environment!r}, base_url={self.base_url!r}, "
+            f"token={'set' if self.token else None!r})"
+        )
+
+
+def env_var(key: str) -> str:
+    """The environment variable that can supply ``ORDERPAY[key]``."""
+    return ENV_PREFIX + key
+
+
+def _where(key: str) -> str:
+    return f"ORDERPAY[{key!r}] (or the {env_var(key)} environment variable)"
+
+
+class _Reader:
+    """Reads one key: the dict first, then the environment, then the default."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.values = values
+        self.env = environ.Env()
+
+    def get(
+        self,
+        key: str,
+        check: Callable[[Any], bool],
+        expected: str,
+        env_cast: Callable[..., Any],
+        default: Any = None,
+    ) -> Any:
+        value = self.values.get(key)
+        if value is None:
+            try:
+                value = env_cast(env_var(key), default=None)
+            except (ValueError, TypeError) as exc:
+                raise ConfigurationError(f"{_where(key)} must be {expected}.") from exc
+        if value is None or value == "":
+            return default
+        if not check(value):
+            raise ConfigurationError(f"{_where(key)} must be {expected}.")
+        return value
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        return self.get(key, lambda v: isinstance(v, str), "a string", self.env.str, default)
+
+    def url(self, key: str, default: str | None = None) -> str | None:
+        value = self.get(key, _is_url, "an absolute http(s) URL", self.env.str, default)
+        return value.rstrip("/") if value else value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        return self.get(key, lambda v: isinstance(v, bool), "True or False", self.env.bool, default)
+
+    def strings(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = self.get(key, _is_string_list, "a list of strings", self.env.list, default)
+        return tuple(v for v in value if v)
+
+
+def _is_url(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+def _is_string_list(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def _number(reader: _Reader, key: str, default: float, *, integer: bool) -> Any:
+    cast = reader.env.int if integer else reader.env.float
+    kinds = (int,) if integer else (int, float)
+    expected = "a whole number >= 0" if integer else "a number of seconds > 0"
+
+    def check(value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return False
+        return value >= 0 if integer else value > 0
+
+    return reader.get(key, check, expected, cast, default)
+
+
+def _emulator_tokens(reader: _Reader, token: str | None) -> tuple[str, ...] | Mapping[str, str]:
+    value = reader.values.get("EMULATOR_TOKENS")
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise ConfigurationError(f"{_where('EMULATOR_TOKENS')} must map tokens to ACCO_ ids.")
+        return dict(value)
+    return reader.strings("EMULATOR_TOKENS", (token,) if token else ())
+
+
+def get_settings(*, strict: bool = True) -> OrderPaySettings:
+    """The current settings, read now from ``settings.ORDERPAY`` and the environment.
+
+    Raises :class:`~django_orderpay.exceptions.ConfigurationError` (an
+    ``ImproperlyConfigured``) naming the key and its environment variable when
+    a value is invalid, or, when ``strict``, when ``TOKEN`` is missing. The
+    system checks call it with ``strict=False`` to report a missing token
+    themselves.
+    """
+    values = getattr(django_settings, "ORDERPAY", None) or {}
+    if not isinstance(values, Mapping):
+        raise ConfigurationError("settings.ORDERPAY must be a dict.")
+    reader = _Reader(values)
+
+    environment = reader.string("ENVIRONMENT", DEFAULT_ENVIRONMENT)
+    if environment not in ENVIRONMENTS:
+        raise ConfigurationError(
+            f"{_where('ENVIRONMENT')} must be one of {', '.join(ENVIRONMENTS)}."
+        )
+    emulator_url = reader.url("EMULATOR_URL", DEFAULT_EMULATOR_URL)
+    if environment == "emulator":
+        hosts = Hosts(emulator_url, emulator_url + EMULATOR_SDK_PATH, emulator_url)
+    else:
+        hosts = HOSTS[environment]
+
+    token = reader.string("TOKEN")
+    if strict and not token:
+        raise ConfigurationError(f"{_where('TOKEN')} is required: the merchant's API token.")
+
+    return OrderPaySettings(
+        environment=environment,
+        base_url=reader.url("BASE_URL", hosts.base_url),
+        sdk_url=reader.url("SDK_URL", hosts.sdk_url),
+        simulation_url=reader.url("SIMULATION_URL", hosts.simulation_url),
+        emulator_url=emulator_url,
+        token=token,
+        public_key=reader.string("PUBLIC_KEY"),
+        notification_url=reader.url("NOTIFICATION_URL"),
+        timeout=float(_number(reader, "TIMEOUT", DEFAULT_TIMEOUT, integer=False)),
+        retries=_number(reader, "RETRIES", DEFAULT_RETRIES, integer=True),
+        notification_tokens=reader.strings("NOTIFICATION_TOKENS", (token,) if token else ()),
+        notification_verify=reader.boolean("NOTIFICATION_VERIFY", True),
+        notification_trust_body=reader.boolean("NOTIFICATION_TRUST_BODY", False),
+        notification_background=reader.boolean("NOTIFICATION_BACKGROUND", False),
+        emulator_tokens=_emulator_tokens(reader, token),
+    )
+
+
+def unknown_keys() -> list[str]:
+    """Keys of ``settings.ORDERPAY`` this package does not know (most likely typos)."""
+    values = getattr(django_settings, "ORDERPAY", None) or {}
+    return (
+        sorted(str(k) for k in values if k not in KNOWN_KEYS) if isinstance(values, Mapping) else []
+    )
+
+
+class _LazySettings:
+    """``orderpay_settings.timeout``: each attribute read resolves the settings afresh."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(get_settings(), name)
+
+    def __dir__(self) -> list[str]:
+        return list(OrderPaySettings.__dataclass_fields__)
+
+    def __repr__(self) -> str:
+        return "<orderpay_settings (lazy)>"
+
+
+orderpay_settings: Final = _LazySettings()
+
+__all__ = [
+    "ENVIRONMENTS",
+    "HOSTS",
+    "KNOWN_KEYS",
+    "Hosts",
+    "OrderPaySettings",
+    "env_var",
+    "get_settings",
+    "orderpay_settings",
+    "unknown_keys",
+]

@@ -1,0 +1,165 @@
+"""One hierarchy of errors for callers to catch.
+
+``OrderPayError`` is the root. A declined charge is *not* an error: it is a
+charge with status ``DECLINED`` in a successful answer. No message here ever
+carries a card number, security code, encrypted card or API token: builders
+name the field, never its value, and provider errors carry only what the
+provider said (passed through :func:`django_orderpay.redaction.redact_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+class OrderPayError(Exception):
+    """The root of every error this package raises on purpose."""
+
+
+class ConfigurationError(OrderPayError, ImproperlyConfigured):
+    """The ``ORDERPAY`` settings (or their environment variables) are wrong or missing."""
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One invalid field of a request, named by its path as the provider names it."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ValidationError(OrderPayError, ValueError):
+    """A request body failed validation before any network call.
+
+    ``errors`` lists every problem found, each with the field's path
+    (``charges[0].payment_method.card.exp_year``).
+    """
+
+    def __init__(self, errors: Iterable[FieldError]) -> None:
+        self.errors: list[FieldError] = list(errors)
+        super().__init__("invalid request: " + "; ".join(str(e) for e in self.errors))
+
+    @property
+    def paths(self) -> list[str]:
+        """The paths of the invalid fields, in the order found."""
+        return [error.path for error in self.errors]
+
+
+@dataclass(frozen=True)
+class ErrorMessage:
+    """One entry of the provider's ``error_messages``."""
+
+    code: str
+    description: str
+    parameter_name: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.code} {self.description}".strip()
+        return f"{text} ({self.parameter_name})" if self.parameter_name else text
+
+
+def parse_error_messages(body: Any) -> list[ErrorMessage]:
+    """The error entries of any of the provider's error shapes.
+
+    The provider answers ``{"error_messages": [...]}`` on most endpoints,
+    ``{"error": ..., "description": ..., "parameter_name": ...}`` on some, and
+    ``{"errors": [{"code", "message"}]}`` on the deeplink simulator.
+    """
+    if not isinstance(body, Mapping):
+        return []
+    entries: list[Any]
+    if isinstance(body.get("error_messages"), list):
+        entries = body["error_messages"]
+    elif isinstance(body.get("errors"), list):
+        entries = body["errors"]
+    elif "error" in body:
+        entries = [{"code": body.get("error"), **body}]
+    else:
+        return []
+    messages = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        description = entry.get("description", entry.get("message", ""))
+        parameter = entry.get("parameter_name")
+        messages.append(
+            ErrorMessage(
+                code=str(entry.get("code", "")),
+                description=str(description or ""),
+                parameter_name=str(parameter) if parameter else None,
+            )
+        )
+    return messages
+
+
+class ProviderError(OrderPayError):
+    """The provider refused a request (or could not be reached: see subclasses).
+
+    ``status`` is the HTTP status (``None`` when no answer arrived),
+    ``error_messages`` the provider's entries, ``method`` and ``path`` the
+    request, ``idempotency_key`` the key sent with a POST.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error_messages: Iterable[ErrorMessage] = (),
+        method: str | None = None,
+        path: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_messages: list[ErrorMessage] = list(error_messages)
+        self.method = method
+        self.path = path
+        self.idempotency_key = idempotency_key
+
+    @property
+    def codes(self) -> list[str]:
+        """The ``code`` of every error entry (``["40002"]``)."""
+        return [message.code for message in self.error_messages]
+
+    @property
+    def parameter_names(self) -> list[str]:
+        """The ``parameter_name`` of every entry that names one."""
+        return [m.parameter_name for m in self.error_messages if m.parameter_name]
+
+
+class AuthenticationError(ProviderError):
+    """401: the bearer token is missing, wrong or revoked."""
+
+
+class Forbidden(ProviderError):
+    """403 with a JSON body: not allowed (an HTML 403 from the CDN is ``ProviderUnavailable``)."""
+
+
+class NotFound(ProviderError):
+    """404: no such order, charge, split or deeplink for this account."""
+
+
+class IdempotencyConflict(ProviderError):
+    """409 ``40005``: the idempotency key was already used with another body."""
+
+
+class ProviderUnavailable(ProviderError):
+    """The provider could not give an answer, after the retries the client allows.
+
+    ``reason`` says what happened (a timeout, a reset connection, an empty 500,
+    a 502, an HTML 403 page from the CDN, a rate limit) and ``attempts`` how
+    many requests were sent.
+    """
+
+    def __init__(self, message: str, *, reason: str, attempts: int = 1, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.reason = reason
+        self.attempts = attempts

@@ -1,0 +1,68 @@
+"""Masking of secrets before anything is logged or put in an exception message.
+
+Card numbers, security codes, encrypted card blobs and API tokens must never
+reach a log line or an exception (PCI DSS 3.3/3.4). :func:`redact` masks them
+by key in a JSON-like structure and, as a second line of defence, any string
+that looks like a card number wherever it sits; :func:`redact_text` does the
+same for free text such as a provider's error description.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django_orderpay import rules
+
+MASK = "[REDACTED]"
+
+#: Keys whose values are always masked, compared case-insensitively. ``number``
+#: is masked only inside a ``card`` (an address or phone number is not secret).
+SECRET_KEYS = frozenset(
+    {
+        "security_code",
+        "encrypted",
+        "card_number",
+        "authorization",
+        "x-authenticity-token",
+        "token",
+    }
+)
+_PAN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
+_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+
+
+def redact(payload: Any, *, _parent: str = "") -> Any:
+    """A copy of ``payload`` (dicts, lists, scalars) with every secret masked."""
+    if isinstance(payload, Mapping):
+        masked: dict[Any, Any] = {}
+        for key, value in payload.items():
+            name = str(key).lower()
+            if name in SECRET_KEYS or (name == "number" and _parent == "card"):
+                masked[key] = MASK if value not in (None, "") else value
+            else:
+                masked[key] = redact(value, _parent=name)
+        return masked
+    if isinstance(payload, list | tuple):
+        return [redact(item, _parent=_parent) for item in payload]
+    if isinstance(payload, str):
+        return redact_text(payload)
+    return payload
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with card-number-like digit runs, bearer tokens and ``secrets`` masked."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    text = _BEARER.sub(lambda m: m.group(1) + MASK, text)
+    return _PAN.sub(lambda m: MASK if rules.luhn_valid(m.group(0)) else m.group(0), text)
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """A copy of HTTP headers with ``Authorization`` and notification tokens masked."""
+    return {k: (MASK if k.lower() in SECRET_KEYS else v) for k, v in headers.items()}
+
+
+__all__ = ["MASK", "SECRET_KEYS", "redact", "redact_headers", "redact_text"]

@@ -1,0 +1,93 @@
+"""System checks: stable ids, each raised by the configuration that deserves it."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core import checks
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch):
+    for key in ("TOKEN", "ENVIRONMENT", "BASE_URL", "NOTIFICATION_URL", "NOTIFICATION_VERIFY"):
+        monkeypatch.delenv("ORDERPAY_" + key, raising=False)
+    monkeypatch.delenv("ORDERPAY_NOTIFICATION_TRUST_BODY", raising=False)
+
+
+def ids(**overrides):
+    """The ids of the orderpay checks under the given settings."""
+    with override_settings(**overrides):
+        return sorted(m.id for m in checks.run_checks(tags=["orderpay"]))
+
+
+def test_a_sound_production_configuration_passes():
+    good = {"TOKEN": "tok", "ENVIRONMENT": "production", "NOTIFICATION_URL": "https://s.example/n"}
+    assert ids(DEBUG=False, ORDERPAY=good) == []
+
+
+def test_missing_token_is_e001():
+    assert ids(DEBUG=True, ORDERPAY={"ENVIRONMENT": "sandbox"}) == ["orderpay.E001"]
+
+
+def test_token_from_the_environment_satisfies_e001(monkeypatch):
+    monkeypatch.setenv("ORDERPAY_TOKEN", "env-token")
+    assert ids(DEBUG=True, ORDERPAY={}) == []
+
+
+def test_emulator_without_debug_is_e002():
+    emulator = {"TOKEN": "tok", "ENVIRONMENT": "emulator"}
+    assert ids(DEBUG=False, ORDERPAY=emulator) == ["orderpay.E002"]
+    assert ids(DEBUG=True, ORDERPAY=emulator) == []
+
+
+def test_plain_http_base_url_without_debug_is_e003():
+    plain = {"TOKEN": "tok", "BASE_URL": "http://proxy.internal/pagbank"}
+    assert ids(DEBUG=False, ORDERPAY=plain) == ["orderpay.E003"]
+    assert ids(DEBUG=True, ORDERPAY=plain) == []
+
+
+def test_invalid_value_is_e004_naming_the_key():
+    with override_settings(ORDERPAY={"TOKEN": "tok", "ENVIRONMENT": "staging"}):
+        messages = checks.run_checks(tags=["orderpay"])
+    assert [m.id for m in messages] == ["orderpay.E004"]
+    assert "ENVIRONMENT" in messages[0].msg
+
+
+def test_unverified_notifications_are_w001():
+    unverified = {"TOKEN": "tok", "NOTIFICATION_VERIFY": False, "NOTIFICATION_TRUST_BODY": True}
+    assert ids(DEBUG=True, ORDERPAY=unverified) == ["orderpay.W001"]
+    # Re-fetching each notified order is a verification of its own.
+    refetched = {"TOKEN": "tok", "NOTIFICATION_VERIFY": False}
+    assert ids(DEBUG=True, ORDERPAY=refetched) == []
+
+
+def test_plain_http_notification_url_without_debug_is_w002():
+    conf = {"TOKEN": "tok", "NOTIFICATION_URL": "http://shop.example.com/n/"}
+    assert ids(DEBUG=False, ORDERPAY=conf) == ["orderpay.W002"]
+
+
+def test_unknown_key_is_w003():
+    with override_settings(DEBUG=True, ORDERPAY={"TOKEN": "tok", "TIMEOUTS": 3}):
+        messages = checks.run_checks(tags=["orderpay"])
+    assert [m.id for m in messages] == ["orderpay.W003"]
+    assert "TIMEOUTS" in messages[0].msg
+
+
+def test_manage_py_check_fails_on_an_error_and_names_it():
+    with override_settings(DEBUG=True, ORDERPAY={}):
+        with pytest.raises(SystemCheckError, match=r"orderpay\.E001"):
+            call_command("check", tags=["orderpay"])
+
+
+def test_a_silenced_check_does_not_fail_the_command():
+    emulator = {"TOKEN": "tok", "ENVIRONMENT": "emulator"}
+    with override_settings(
+        DEBUG=False, ORDERPAY=emulator, SILENCED_SYSTEM_CHECKS=["orderpay.E002"]
+    ):
+        out = StringIO()
+        call_command("check", tags=["orderpay"], stdout=out)
+    assert "no issues (1 silenced)" in out.getvalue()
