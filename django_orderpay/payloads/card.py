@@ -1,0 +1,241 @@
+"""How a charge is paid: Card (raw, encrypted or a stored token) and PaymentMethod."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django_orderpay import rules
+
+from ._problems import Builder, Problems, compact, join
+from .customer import Holder
+
+_BASE64 = r"[A-Za-z0-9+/]+={0,2}"
+_CARD_TOKEN = r"CARD_[0-9A-Za-z-]+"
+
+
+def _month(value: str | int | None) -> str | None:
+    """``12`` or ``"1"`` -> the provider's two-digit month; anything else is left to validation."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:02d}"
+    if isinstance(value, str) and len(value) == 1 and value.isdigit():
+        return "0" + value
+    return value
+
+
+def _year(value: str | int | None) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+@dataclass(frozen=True, repr=False)
+class Card(Builder):
+    """``payment_method.card``: exactly one of ``number`` (raw), ``encrypted`` or ``id`` (token).
+
+    Build it with :meth:`raw`, :meth:`from_encrypted` or :meth:`token`
+    (``encrypted`` is the field, as the provider names it, so its constructor
+    is ``from_encrypted``). Its repr never shows the number, security code or encrypted
+    blob. ``store`` may be given here or on the :class:`PaymentMethod`.
+    """
+
+    number: str | None = None
+    exp_month: str | None = None
+    exp_year: str | None = None
+    security_code: str | None = None
+    holder: Holder | None = None
+    store: bool | None = None
+    encrypted: str | None = None
+    id: str | None = None
+
+    @classmethod
+    def raw(
+        cls,
+        number: str,
+        exp_month: str | int,
+        exp_year: str | int,
+        security_code: str,
+        holder: Holder | str,
+        *,
+        store: bool | None = None,
+    ) -> Card:
+        """A card with its full data (the merchant must be PCI compliant to send this)."""
+        return cls(
+            number=number,
+            exp_month=_month(exp_month),
+            exp_year=_year(exp_year),
+            security_code=security_code,
+            holder=Holder(holder) if isinstance(holder, str) else holder,
+            store=store,
+        )
+
+    @classmethod
+    def from_encrypted(
+        cls,
+        encrypted: str,
+        *,
+        security_code: str | None = None,
+        holder: Holder | str | None = None,
+        store: bool | None = None,
+    ) -> Card:
+        """A card encrypted in the browser by the SDK (``encryptedCard``)."""
+        return cls(
+            encrypted=encrypted,
+            security_code=security_code,
+            holder=Holder(holder) if isinstance(holder, str) else holder,
+            store=store,
+        )
+
+    @classmethod
+    def token(
+        cls,
+        card_id: str,
+        *,
+        security_code: str | None = None,
+        holder: Holder | str | None = None,
+    ) -> Card:
+        """A stored card: its ``CARD_`` token in place of the card data."""
+        return cls(
+            id=card_id,
+            security_code=security_code,
+            holder=Holder(holder) if isinstance(holder, str) else holder,
+        )
+
+    @property
+    def kind(self) -> str | None:
+        """``"raw"``, ``"encrypted"`` or ``"token"``; None when not exactly one is given."""
+        given = [
+            kind
+            for kind, value in (
+                ("raw", self.number),
+                ("encrypted", self.encrypted),
+                ("token", self.id),
+            )
+            if value is not None
+        ]
+        return given[0] if len(given) == 1 else None
+
+    def __repr__(self) -> str:
+        shown = [f"kind={self.kind!r}"]
+        if isinstance(self.number, str) and len(self.number) >= 10:
+            shown.append(f"last_digits={self.number[-4:]!r}")
+        if self.id is not None:
+            shown.append(f"id={self.id!r}")
+        if self.exp_month or self.exp_year:
+            shown.append(f"exp={self.exp_month}/{self.exp_year}")
+        if self.store is not None:
+            shown.append(f"store={self.store!r}")
+        return f"Card({', '.join(shown)})"
+
+    def collect(self, problems: Problems, path: str) -> None:
+        kind = self.kind
+        if kind is None:
+            problems.add(path, "give exactly one of number (raw card), encrypted or id (token)")
+        if kind == "raw":
+            self._collect_raw(problems, path)
+        elif kind is not None:
+            for name in ("exp_month", "exp_year"):
+                if getattr(self, name) is not None:
+                    problems.add(join(path, name), "is sent only with a raw card number")
+        if self.encrypted is not None:
+            problems.text(
+                join(path, "encrypted"),
+                self.encrypted,
+                pattern=_BASE64,
+                pattern_message="must be the SDK's base64 encryptedCard",
+            )
+        if self.id is not None:
+            problems.text(
+                join(path, "id"),
+                self.id,
+                limit=(5, 64),
+                pattern=_CARD_TOKEN,
+                pattern_message="must be a CARD_ token",
+            )
+        if kind != "raw":
+            problems.digits(join(path, "security_code"), self.security_code, 3, 4, required=False)
+            self._collect_holder(problems, path, required=False)
+        problems.boolean(join(path, "store"), self.store)
+
+    def _collect_raw(self, problems: Problems, path: str) -> None:
+        number_path = join(path, "number")
+        if problems.digits(number_path, self.number, 13, 19) and not rules.luhn_valid(
+            self.number or ""
+        ):
+            problems.add(number_path, "is not a valid card number (check digit)")
+        problems.text(
+            join(path, "exp_month"),
+            self.exp_month,
+            pattern=r"0[1-9]|1[0-2]",
+            pattern_message="must be a two-digit month, 01 to 12",
+        )
+        problems.text(
+            join(path, "exp_year"),
+            self.exp_year,
+            pattern=r"(19|20)[0-9]{2}",
+            pattern_message="must be a four-digit year",
+        )
+        problems.digits(join(path, "security_code"), self.security_code, 3, 4)
+        self._collect_holder(problems, path, required=True)
+
+    def _collect_holder(self, problems: Problems, path: str, *, required: bool) -> None:
+        where = join(path, "holder")
+        if problems.instance(where, self.holder, Holder, required=required):
+            self.holder.collect(problems, where)  # type: ignore[union-attr]
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact(
+            id=self.id,
+            encrypted=self.encrypted,
+            number=self.number,
+            exp_month=self.exp_month,
+            exp_year=self.exp_year,
+            security_code=self.security_code,
+            holder=self.holder.to_dict() if isinstance(self.holder, Holder) else self.holder,
+            store=self.store,
+        )
+
+
+@dataclass(frozen=True)
+class PaymentMethod(Builder):
+    """``charges[].payment_method``: a credit card, 1-12 installments, captured or not."""
+
+    card: Card
+    installments: int = 1
+    capture: bool | None = True
+    store: bool | None = None
+    soft_descriptor: str | None = None
+    type: str = "CREDIT_CARD"
+
+    def collect(self, problems: Problems, path: str) -> None:
+        problems.text(join(path, "type"), self.type, choices=("CREDIT_CARD",))
+        problems.integer(join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS)
+        problems.boolean(join(path, "capture"), self.capture)
+        problems.boolean(join(path, "store"), self.store)
+        problems.text(
+            join(path, "soft_descriptor"),
+            self.soft_descriptor,
+            limit="soft_descriptor",
+            required=False,
+        )
+        card_path = join(path, "card")
+        if problems.instance(card_path, self.card, Card):
+            self.card.collect(problems, card_path)
+            both = self.store is not None and self.card.store is not None
+            if both and self.store != self.card.store:
+                problems.add(join(path, "store"), "contradicts card.store (give it in one place)")
+
+    @property
+    def stores_card(self) -> bool:
+        """Whether the card is to be stored, wherever ``store`` was given."""
+        return bool(self.store or (isinstance(self.card, Card) and self.card.store))
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact(
+            type=self.type,
+            installments=self.installments,
+            capture=self.capture,
+            store=self.store,
+            card=self.card.to_dict() if isinstance(self.card, Card) else self.card,
+            soft_descriptor=self.soft_descriptor,
+        )

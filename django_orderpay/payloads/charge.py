@@ -1,0 +1,261 @@
+"""What is charged: Amount, Recurring, Splits and their Receivers, Charge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django_orderpay import rules
+
+from ._problems import Builder, Problems, compact, index, is_int, join
+from .card import PaymentMethod
+
+#: ``ACCO_`` + upper-case UUID, as the spec's identifiers are.
+ACCOUNT_ID_PATTERN = r"ACCO_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
+
+
+@dataclass(frozen=True)
+class Amount(Builder):
+    """``amount``: integer cents, 1 to 999999999, BRL."""
+
+    value: int
+    currency: str | None = "BRL"
+
+    def collect(self, problems: Problems, path: str) -> None:
+        problems.cents(join(path, "value"), self.value)
+        problems.text(
+            join(path, "currency"), self.currency, choices=rules.CURRENCIES, required=False
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact(value=self.value, currency=self.currency)
+
+
+@dataclass(frozen=True)
+class Recurring(Builder):
+    """``charges[].recurring``: ``INITIAL``, or ``SUBSEQUENT`` with the initial NRID and amount.
+
+    The provider does not block a SUBSEQUENT charge without ``recurrence_id``
+    and ``original_amount`` (the card network may decline it), so neither do we.
+    """
+
+    type: str
+    recurrence_id: str | None = None
+    original_amount: int | None = None
+
+    @classmethod
+    def initial(cls) -> Recurring:
+        """The first payment of a recurrence (keep its ``brand_reference_id``)."""
+        return cls("INITIAL")
+
+    @classmethod
+    def subsequent(cls, recurrence_id: str, original_amount: int) -> Recurring:
+        """A later payment: the initial ``brand_reference_id`` and amount."""
+        return cls("SUBSEQUENT", recurrence_id, original_amount)
+
+    def collect(self, problems: Problems, path: str) -> None:
+        problems.text(join(path, "type"), self.type, choices=rules.RECURRING_TYPES)
+        problems.text(
+            join(path, "recurrence_id"), self.recurrence_id, limit=(1, 64), required=False
+        )
+        problems.cents(join(path, "original_amount"), self.original_amount, required=False)
+        if self.type == "INITIAL":
+            for name in ("recurrence_id", "original_amount"):
+                if getattr(self, name) is not None:
+                    problems.add(join(path, name), "is sent only with type SUBSEQUENT")
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact(
+            type=self.type, recurrence_id=self.recurrence_id, original_amount=self.original_amount
+        )
+
+
+def _split_value(value: Any) -> int | None:
+    """A receiver's amount as an integer: an int or a string of digits (as the sample sends)."""
+    if is_int(value):
+        return value
+    if isinstance(value, str) and rules.is_digits(value):
+        return int(value)
+    return None
+
+
+@dataclass(frozen=True)
+class Receiver(Builder):
+    """``splits.receivers[]``: an ``ACCO_`` account and its part (cents, or a percentage).
+
+    ``amount`` is sent as a string of digits, as the provider's sample does.
+    """
+
+    account_id: str
+    amount: int | str
+    reason: str | None = None
+    liable: bool | None = None
+    #: ``configurations.chargeback``, passed through as given.
+    chargeback: dict[str, Any] | None = None
+
+    def collect(self, problems: Problems, path: str, *, maximum: int = rules.MAX_AMOUNT) -> None:
+        problems.text(
+            join(path, "account.id"),
+            self.account_id,
+            pattern=ACCOUNT_ID_PATTERN,
+            pattern_message="must be an ACCO_ account id",
+        )
+        value_path = join(path, "amount.value")
+        value = _split_value(self.amount)
+        if not problems.present(value_path, self.amount, True):
+            pass
+        elif value is None:
+            problems.add(value_path, "must be a whole number (or a string of digits)")
+        elif not 1 <= value <= maximum:
+            problems.add(value_path, f"must be between 1 and {maximum}")
+        problems.text(join(path, "reason"), self.reason, limit=(1, 255), required=False)
+        problems.boolean(join(path, "configurations.liable"), self.liable)
+        if self.chargeback is not None and not isinstance(self.chargeback, dict):
+            problems.add(join(path, "configurations.chargeback"), "must be an object")
+
+    @property
+    def value(self) -> int | None:
+        """The amount as an integer (None when it is not a whole number)."""
+        return _split_value(self.amount)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "account": {"id": self.account_id},
+            "amount": {"value": str(self.amount) if is_int(self.amount) else self.amount},
+        }
+        if self.reason is not None:
+            data["reason"] = self.reason
+        configurations = compact(liable=self.liable, chargeback=self.chargeback)
+        if configurations:
+            data["configurations"] = configurations
+        return data
+
+
+@dataclass(frozen=True)
+class Splits(Builder):
+    """``charges[].splits``: FIXED parts sum to the charge amount, PERCENTAGE parts to 100.
+
+    2 to 15 receivers, each account once, at most one ``liable`` and none when
+    the charge is recurring. (That the merchant's own account is listed is
+    checked by the provider: a builder does not know the account.)
+    """
+
+    method: str
+    receivers: tuple[Receiver, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "receivers", tuple(self.receivers or ()))
+
+    @classmethod
+    def fixed(cls, *receivers: Receiver) -> Splits:
+        return cls("FIXED", receivers)
+
+    @classmethod
+    def percentage(cls, *receivers: Receiver) -> Splits:
+        return cls("PERCENTAGE", receivers)
+
+    def collect(
+        self,
+        problems: Problems,
+        path: str,
+        *,
+        charge_amount: int | None = None,
+        recurring: bool = False,
+    ) -> None:
+        method_ok = problems.text(join(path, "method"), self.method, choices=rules.SPLIT_METHODS)
+        receivers_path = join(path, "receivers")
+        low, high = rules.SPLIT_RECEIVERS
+        if not low <= len(self.receivers) <= high:
+            problems.add(receivers_path, f"must list {low} to {high} receivers")
+        if self.method == "PERCENTAGE":
+            maximum = 100
+        else:
+            maximum = (
+                charge_amount if is_int(charge_amount) and charge_amount > 0 else rules.MAX_AMOUNT
+            )
+        seen: set[str] = set()
+        liable = 0
+        values: list[int | None] = []
+        for position, receiver in enumerate(self.receivers):
+            where = index(receivers_path, position)
+            if not problems.instance(where, receiver, Receiver):
+                values.append(None)
+                continue
+            receiver.collect(problems, where, maximum=maximum)
+            values.append(receiver.value)
+            if receiver.account_id in seen:
+                problems.add(join(where, "account.id"), "lists an account a second time")
+            seen.add(receiver.account_id)
+            if receiver.liable:
+                liable += 1
+                liable_path = join(where, "configurations.liable")
+                if recurring:
+                    problems.add(liable_path, "is not allowed on a recurring charge")
+                elif liable > 1:
+                    problems.add(liable_path, "only one receiver may be liable")
+        if method_ok and values and all(value is not None for value in values):
+            total = sum(values)  # type: ignore[arg-type]
+            sum_path = join(receivers_path, "amount.value")
+            if self.method == "PERCENTAGE" and total != 100:
+                problems.add(sum_path, "percentages must sum to 100")
+            if self.method == "FIXED" and is_int(charge_amount) and total != charge_amount:
+                problems.add(sum_path, "fixed amounts must sum to the charge amount")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "receivers": [r.to_dict() for r in self.receivers]}
+
+
+@dataclass(frozen=True)
+class Charge(Builder):
+    """``charges[]``: an amount paid with a payment method, optionally recurring or split.
+
+    ``amount`` may be given as integer cents (BRL) or an :class:`Amount`.
+    """
+
+    amount: Amount
+    payment_method: PaymentMethod
+    reference_id: str | None = None
+    description: str | None = None
+    recurring: Recurring | None = None
+    splits: Splits | None = None
+
+    def __post_init__(self) -> None:
+        if is_int(self.amount):
+            object.__setattr__(self, "amount", Amount(self.amount))  # type: ignore[arg-type]
+
+    def collect(self, problems: Problems, path: str) -> None:
+        problems.text(
+            join(path, "reference_id"), self.reference_id, limit="reference_id", required=False
+        )
+        problems.text(
+            join(path, "description"), self.description, limit="description", required=False
+        )
+        amount_path = join(path, "amount")
+        charge_amount = None
+        if problems.instance(amount_path, self.amount, Amount):
+            self.amount.collect(problems, amount_path)
+            charge_amount = self.amount.value
+        method_path = join(path, "payment_method")
+        if problems.instance(method_path, self.payment_method, PaymentMethod):
+            self.payment_method.collect(problems, method_path)
+        recurring_path = join(path, "recurring")
+        if problems.instance(recurring_path, self.recurring, Recurring, required=False):
+            self.recurring.collect(problems, recurring_path)  # type: ignore[union-attr]
+        splits_path = join(path, "splits")
+        if problems.instance(splits_path, self.splits, Splits, required=False):
+            self.splits.collect(  # type: ignore[union-attr]
+                problems,
+                splits_path,
+                charge_amount=charge_amount,
+                recurring=self.recurring is not None,
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact(
+            reference_id=self.reference_id,
+            description=self.description,
+            amount=self.amount.to_dict(),
+            payment_method=self.payment_method.to_dict(),
+            recurring=self.recurring.to_dict() if self.recurring is not None else None,
+            splits=self.splits.to_dict() if self.splits is not None else None,
+        )
