@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .charges import supersedes
+from .locking import sync_transaction
 from .orders import sync_charge, sync_order
 from .parse import SyncError, parse_charge, parse_order, parse_split
 from .splits import sync_split
@@ -21,4 +22,5 @@ __all__ = [
     "sync_charge",
     "sync_order",
     "sync_split",
+    "sync_transaction",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -11,6 +12,8 @@ from django.utils import timezone
 from ..models import CardToken, RecurringType
 from ..signals import announce_card_stored
 from .parse import CardState, ChargeState
+
+logger = logging.getLogger("django_orderpay.sync")
 
 TOKEN_FIELDS = (
     "user",
@@ -75,6 +78,7 @@ def _insert(tokens: list[CardToken]) -> tuple[list[CardToken], list[CardToken]]:
                 token.save(force_insert=True)
             inserted.append(token)
         except IntegrityError:
+            logger.debug("card %s was stored by a concurrent sync", token.provider_id)
             lost.append(token.provider_id)
     theirs = list(CardToken.objects.select_for_update().filter(provider_id__in=lost))
     return inserted, theirs

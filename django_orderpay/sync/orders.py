@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +12,10 @@ from django.utils import timezone
 
 from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
 from .charges import apply_charges
+from .locking import sync_transaction
 from .parse import DeeplinkState, OrderState, SyncError, parse_charge, parse_order
+
+logger = logging.getLogger("django_orderpay.sync")
 
 
 def _check_source(source: str) -> None:
@@ -35,6 +39,7 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> Order:
         with transaction.atomic():
             order.save(force_insert=True)
     except IntegrityError:
+        logger.debug("order %s was inserted by a concurrent sync; locking it", order.provider_id)
         order = locked.get(provider_id=state.provider_id)
     return order
 
@@ -100,7 +105,7 @@ def sync_order(
     """
     _check_source(source)
     state = parse_order(payload)
-    with transaction.atomic():
+    with sync_transaction():
         order = _lock_or_create(state, user, shop_object)
         _claim(order, user, shop_object)
         for name, value in state.columns.items():
@@ -121,7 +126,7 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
     """
     _check_source(source)
     state = parse_charge(payload)
-    with transaction.atomic():
+    with sync_transaction():
         order_pk = order.pk if order is not None else None
         if order_pk is None:
             order_pk = (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from ..models import Charge, Order, Split
+from .locking import sync_transaction
 from .parse import SyncError, parse_split
 
 
@@ -17,7 +17,7 @@ def sync_split(payload: dict[str, Any], charge: Charge) -> Split:
     expected = charge.link("SPLIT")
     if expected and not expected.rstrip("/").endswith(state.provider_id):
         raise SyncError("id", f"{state.provider_id} is not the split of {charge.provider_id}")
-    with transaction.atomic():
+    with sync_transaction():
         # The order lock serialises this with sync_order, which may be
         # creating the same row from the charge's link right now.
         Order.objects.select_for_update().only("pk").get(pk=charge.order_id)

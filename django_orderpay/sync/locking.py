@@ -1,0 +1,38 @@
+"""The transaction every sync runs in.
+
+On PostgreSQL (and any database with row locks) the order row's
+``SELECT ... FOR UPDATE`` serialises two syncs of the same order. SQLite has
+no row locks (Django ignores ``select_for_update`` there) and lets only one
+writer in at a time, failing the others at once rather than waiting in
+shared-cache and deferred-transaction cases. So on such a database the syncs
+of one process take turns on a process-wide lock; across processes SQLite
+needs ``"OPTIONS": {"transaction_mode": "IMMEDIATE"}`` as usual.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+
+_SERIAL = threading.RLock()
+
+
+@contextmanager
+def sync_transaction(using: str | None = None) -> Iterator[None]:
+    """``transaction.atomic()``, taking turns per process where rows can't be locked.
+
+    Callers that sync inside a transaction of their own (a notification
+    processed under its dedupe lock) should open it with this instead of
+    ``atomic()``: the lock must span the whole transaction, and only the
+    outermost block can hold it that long.
+    """
+    connection = transaction.get_connection(using)
+    if connection.features.has_select_for_update or connection.in_atomic_block:
+        with transaction.atomic(using=using):
+            yield
+        return
+    with _SERIAL, transaction.atomic(using=using):
+        yield
