@@ -1,0 +1,58 @@
+"""HTTP to the provider: ``OrderPayClient`` and the factories that build it from settings.
+
+A package of three ideas: ``http`` (one request: auth, idempotency, retries,
+logging), ``errors`` (answers -> retry decisions and exceptions), ``api``
+(one method per endpoint). Knows nothing of models; settings only in the
+factories below.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import requests
+
+from .api import OrderPayClient
+from .http import USER_AGENT, BearerAuth
+
+_local = threading.local()
+
+
+def client_from_settings(
+    *, session: requests.Session | None = None, **overrides: Any
+) -> OrderPayClient:
+    """A new client configured from ``ORDERPAY`` (``overrides`` win: e.g. ``retries=0``)."""
+    from django_orderpay.conf import get_settings
+
+    conf = get_settings()
+    options: dict[str, Any] = {
+        "timeout": conf.timeout,
+        "retries": conf.retries,
+        "simulation_url": conf.simulation_url,
+        "session": session,
+    }
+    options.update(overrides)
+    return OrderPayClient(conf.base_url, conf.token or "", **options)
+
+
+def get_client() -> OrderPayClient:
+    """This thread's client for the current settings, reused so connections are too.
+
+    Keyed by the settings it was built from, so ``override_settings`` gets a
+    fresh one; one per thread because a ``requests.Session`` is not
+    guaranteed thread-safe.
+    """
+    from django_orderpay.conf import get_settings
+
+    conf = get_settings()
+    key = (conf.base_url, conf.token, conf.timeout, conf.retries, conf.simulation_url)
+    cached = getattr(_local, "client", None)
+    if cached is None or cached[0] != key:
+        if cached is not None:
+            cached[1].close()
+        _local.client = (key, client_from_settings())
+    return _local.client[1]
+
+
+__all__ = ["USER_AGENT", "BearerAuth", "OrderPayClient", "client_from_settings", "get_client"]

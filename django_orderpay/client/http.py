@@ -1,0 +1,229 @@
+"""One request to the provider: auth, idempotency key, retries, logging, errors.
+
+Retries are a small explicit loop rather than ``urllib3.util.Retry`` on an
+``HTTPAdapter``: urllib3 does not retry a POST read timeout by default, cannot
+see the provider's ``40004`` rate limit inside a 400 body, and would hide
+which failure happened on which attempt. Here every attempt of a POST reuses
+the same ``x-idempotency-key``, so a retried create can never charge twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.auth import AuthBase
+
+from django_orderpay import __version__
+from django_orderpay.exceptions import parse_error_messages
+from django_orderpay.redaction import redact
+
+from .errors import error_for, json_body, retry_after, retry_reason, unavailable
+
+logger = logging.getLogger("django_orderpay.client")
+
+USER_AGENT = f"django-orderpay/{__version__} python-requests/{requests.__version__}"
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 0.5
+DEFAULT_BACKOFF_MAX = 8.0
+
+
+class BearerAuth(AuthBase):
+    """``Authorization: Bearer <token>`` as a requests auth object.
+
+    An auth object, not a plain header: with a header, requests would let a
+    ``~/.netrc`` entry for the host replace it (``trust_env``).
+    """
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        return request
+
+    def __repr__(self) -> str:
+        return "BearerAuth([REDACTED])"
+
+
+class _Body:
+    """The serialised request body; its repr is redacted so a traceback's locals stay clean."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes | None) -> None:
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"<request body: {len(self.data or b'')} bytes, redacted>"
+
+
+class ProviderHttp:
+    """Sends requests to one provider base URL with one token over one ``requests.Session``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        backoff_max: float = DEFAULT_BACKOFF_MAX,
+        session: requests.Session | None = None,
+        user_agent: str = USER_AGENT,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not token:
+            raise ValueError("an API token is required")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.retries = max(0, int(retries))
+        self.backoff = backoff
+        self.backoff_max = backoff_max
+        self._owns_session = session is None
+        self.session = session if session is not None else requests.Session()
+        self.user_agent = user_agent
+        self.sleep = sleep
+        self._auth = BearerAuth(token)
+        self._secrets = (token,)
+
+    def close(self) -> None:
+        """Close the session if this client created it."""
+        if self._owns_session:
+            self.session.close()
+
+    def delay(self, attempt: int, response: requests.Response | None) -> float:
+        """Exponential backoff after ``attempt``, longer if the provider asked (``Retry-After``)."""
+        wait = min(self.backoff * (2 ** (attempt - 1)), self.backoff_max)
+        asked = retry_after(response)
+        return max(wait, min(asked, self.backoff_max)) if asked is not None else wait
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        idempotency_key: str | None = None,
+    ) -> Any:
+        """Send, retrying what deserves it; the parsed JSON of a 2xx (``{}`` when empty)."""
+        method = method.upper()
+        path = urlsplit(url).path or "/"
+        headers = {"Accept": "application/json", "User-Agent": self.user_agent}
+        key = None
+        if method == "POST":
+            key = idempotency_key or str(uuid.uuid4())
+            headers["x-idempotency-key"] = key
+        body = _Body(None)
+        if payload is not None:
+            body = _Body(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode())
+            headers["Content-Type"] = "application/json"
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug("%s %s request body %s", method, path, json.dumps(redact(payload)))
+
+        history: list[str] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.monotonic()
+            response: requests.Response | None = None
+            try:
+                response = self.session.request(
+                    method,
+                    url,
+                    data=body.data,
+                    headers=headers,
+                    auth=self._auth,
+                    timeout=self.timeout,
+                )
+            except requests.Timeout:
+                reason = f"no answer within {self.timeout:g} s (timeout)"
+            except requests.ConnectionError as exc:
+                reset = "reset" in str(exc).lower() or "aborted" in str(exc).lower()
+                reason = "the connection was reset" if reset else "could not connect"
+            else:
+                reason = retry_reason(response)
+            elapsed_ms = (time.monotonic() - started) * 1000
+            status = response.status_code if response is not None else None
+            self._log(method, path, status, elapsed_ms, attempt, key, reason)
+            if reason is None and response is not None:
+                return self._finish(response, method, path, key, attempt)
+            history.append(reason or "")
+            if attempt > self.retries:
+                raise unavailable(
+                    reason or "",
+                    history,
+                    attempts=attempt,
+                    method=method,
+                    path=path,
+                    status=status,
+                    error_messages=parse_error_messages(json_body(response)) if response else [],
+                    idempotency_key=key,
+                )
+            self.sleep(self.delay(attempt, response))
+
+    def _finish(
+        self, response: requests.Response, method: str, path: str, key: str | None, attempts: int
+    ) -> Any:
+        if 200 <= response.status_code < 300:
+            if not response.content.strip():
+                return {}
+            data = json_body(response)
+            if data is None:
+                raise unavailable(
+                    f"HTTP {response.status_code} with a body that is not JSON",
+                    [],
+                    attempts=attempts,
+                    method=method,
+                    path=path,
+                    status=response.status_code,
+                    idempotency_key=key,
+                )
+            return data
+        raise error_for(
+            response,
+            method=method,
+            path=path,
+            idempotency_key=key,
+            attempts=attempts,
+            secrets=self._secrets,
+        )
+
+    @staticmethod
+    def _log(
+        method: str,
+        path: str,
+        status: int | None,
+        elapsed_ms: float,
+        attempt: int,
+        key: str | None,
+        failure: str | None,
+    ) -> None:
+        fields = {
+            "method": method,
+            "path": path,
+            "status": status,
+            "duration_ms": round(elapsed_ms, 1),
+            "attempt": attempt,
+            "idempotency_key": key,
+        }
+        if failure is None:
+            logger.info(
+                "%s %s -> %s in %.0f ms (attempt %d, idempotency key %s)",
+                method, path, status, elapsed_ms, attempt, key,
+                extra={"orderpay": fields},
+            )  # fmt: skip
+        else:
+            logger.warning(
+                "%s %s failed in %.0f ms (attempt %d, idempotency key %s): %s",
+                method, path, elapsed_ms, attempt, key, failure,
+                extra={"orderpay": fields},
+            )  # fmt: skip
