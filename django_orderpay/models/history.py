@@ -27,6 +27,11 @@ class ChargeStatusChangeQuerySet(models.QuerySet):
     def update(self, **kwargs: Any) -> int:
         raise AppendOnlyError("charge status history is append-only")
 
+    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+        # Refused before Django opens its transaction, so the caller's
+        # transaction stays usable.
+        raise AppendOnlyError("charge status history is append-only")
+
 
 class ChargeStatusChange(models.Model):
     """One status transition of a charge; ``old_status`` is ``""`` when first seen."""

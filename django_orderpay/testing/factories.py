@@ -46,6 +46,12 @@ from .provider_json import (
 )
 
 
+def _now() -> dt.datetime:
+    # Milliseconds, like the provider's timestamps, so columns equal their JSON.
+    now = timezone.now()
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
 def _provider_id(prefix: str) -> factory.LazyFunction:
     return factory.LazyFunction(lambda: provider_id(prefix))
 
@@ -61,7 +67,7 @@ class OrderFactory(DjangoModelFactory):
     customer_email = "jose@example.com"
     customer_tax_id = "12345678909"
     user = None
-    created_at = factory.LazyFunction(timezone.now)
+    created_at = factory.LazyFunction(_now)
     data = factory.LazyAttribute(
         lambda o: order_json(
             order_id=o.provider_id, reference_id=o.reference_id, created_at=o.created_at
@@ -133,6 +139,7 @@ class ChargeFactory(DjangoModelFactory):
 
     class Meta:
         model = Charge
+        skip_postgeneration_save = True
 
     provider_id = _provider_id("CHAR_")
     order = factory.SubFactory(OrderFactory)
@@ -157,7 +164,10 @@ class ChargeFactory(DjangoModelFactory):
     card_first_digits = "411111"
     card_last_digits = "1111"
     card_token = None
-    created_at = factory.LazyFunction(timezone.now)
+    recurring_type = ""
+    brand_reference_id = ""
+    split_method = ""
+    created_at = factory.LazyFunction(_now)
     paid_at = factory.LazyAttribute(
         lambda o: o.created_at + dt.timedelta(seconds=1) if o.amount_paid else None
     )
@@ -201,7 +211,7 @@ class SplitFactory(DjangoModelFactory):
     charge = factory.SubFactory(ChargeFactory, amount_value=10000, split_method=SplitMethod.FIXED)
     method = SplitMethod.FIXED
     status = "PROCESSING"
-    created_at = factory.LazyFunction(timezone.now)
+    created_at = factory.LazyFunction(_now)
     data = factory.LazyAttribute(lambda o: split_json(split_id=o.provider_id, method=o.method))
 
 
