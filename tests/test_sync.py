@@ -246,13 +246,19 @@ def test_deeplink_order_keeps_id_amount_and_expiry():
     assert deeplink.is_expired(now=last + dt.timedelta(seconds=1))
     assert order.status == OrderStatus.CREATED
 
-    # Paying it in the app adds a charge to the order; the deeplink stays one.
+    # Paying it in the app with the account balance adds a card-less charge;
+    # the deeplink stays one.
+    balance = charge_json(amount=1500)
+    balance["payment_method"] = {"type": "ACCOUNT_BALANCE"}
     paid = order_json(
-        order_id=order.provider_id, deep_link=link, created_at=created, charges=[charge_json()]
+        order_id=order.provider_id, deep_link=link, created_at=created, charges=[balance]
     )
-    sync_order(paid, source="notification")
+    order = sync_order(paid, source="notification")
     assert Deeplink.objects.count() == 1
     assert Deeplink.objects.get().is_paid()
+    charge = order.charges.get()
+    assert charge.card_brand == "" and charge.card_token is None
+    assert order.status == OrderStatus.PAID
 
 
 def test_deeplink_expiry_uses_provider_day_not_utc_day():
@@ -431,6 +437,14 @@ def test_sync_charge_applies_a_cancel_answer_to_charge_and_order():
     assert order.total_refunded == 500
 
 
+def test_a_long_payment_response_message_is_kept_whole_in_data():
+    charge = charge_json(status="DECLINED")
+    charge["payment_response"]["message"] = "NAO AUTORIZADA " * 30
+    row = sync_order(order_json(charges=[charge]), source="api").charges.get()
+    assert len(row.payment_response_message) == 255
+    assert row.payment_response["message"] == "NAO AUTORIZADA " * 30
+
+
 def test_sync_charge_of_an_unknown_charge_names_the_field():
     with pytest.raises(SyncError) as error:
         sync_charge(charge_json(), source="api")
@@ -532,9 +546,9 @@ def test_user_and_shop_object_are_attached_once(shopper):
     assert Order.objects.get().shop_object == cart
 
 
-def _sync_counting(answer: dict) -> int:
+def _sync_counting(answer: dict, user: User | None = None) -> int:
     with CaptureQueriesContext(connection) as queries:
-        sync_order(answer, source="api")
+        sync_order(answer, source="api", user=user)
     return len(queries)
 
 
@@ -557,11 +571,12 @@ def _big_order(charges: int, items: int) -> dict:
     )
 
 
-def test_query_count_does_not_grow_with_items_or_charges(django_assert_max_num_queries):
+def test_query_count_does_not_grow_with_items_or_charges(shopper, django_assert_max_num_queries):
     small, big = _big_order(charges=1, items=1), _big_order(charges=12, items=40)
 
-    first_small, first_big = _sync_counting(small), _sync_counting(big)
+    first_small, first_big = _sync_counting(small, shopper), _sync_counting(big, shopper)
     assert first_small == first_big
+    assert CardToken.objects.filter(user=shopper).count() == 13
 
     # Re-syncs with every charge changed (all refunded) cost the same too.
     for answer in (small, big):

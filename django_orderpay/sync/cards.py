@@ -85,7 +85,7 @@ def _insert(tokens: list[CardToken]) -> tuple[list[CardToken], list[CardToken]]:
 
 
 def sync_card_tokens(
-    states: Sequence[ChargeState], *, owner: Any, known_charge_ids: Collection[str]
+    states: Sequence[ChargeState], *, owner_id: Any, known_charge_ids: Collection[str]
 ) -> dict[str, CardToken]:
     """Create tokens for stored cards, refresh known ones; token id -> row.
 
@@ -112,7 +112,7 @@ def sync_card_tokens(
         new.append(
             CardToken(
                 provider_id=token_id,
-                user=owner,
+                user_id=owner_id,
                 brand_reference_id=reference,
                 initial_amount=initial_amount,
                 created_at=now,
@@ -123,7 +123,7 @@ def sync_card_tokens(
     changed = [
         token
         for token in tokens.values()
-        if _refresh(token, cards[token.provider_id], recurrences, owner, now)
+        if _refresh(token, cards[token.provider_id], recurrences, owner_id, now)
     ]
     if changed:
         CardToken.objects.bulk_update(changed, TOKEN_FIELDS)
@@ -138,7 +138,7 @@ def _refresh(
     token: CardToken,
     card: CardState,
     recurrences: dict[str, tuple[str, int, bool]],
-    owner: Any,
+    owner_id: Any,
     now: Any,
 ) -> bool:
     # user_id, not user: reading the relation would cost a query per token.
@@ -147,8 +147,8 @@ def _refresh(
     for name, value in _card_columns(card).items():
         if value:
             setattr(token, name, value)
-    if token.user_id is None and owner is not None:
-        token.user = owner
+    if token.user_id is None and owner_id is not None:
+        token.user_id = owner_id
     reference = recurrences.get(token.provider_id)
     # A newer INITIAL charge starts a new recurrence; a re-sent old one
     # must not bring back a replaced reference.

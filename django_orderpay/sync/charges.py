@@ -92,16 +92,15 @@ def _apply(row: Charge, state: ChargeState, token: Any, now: Any) -> None:
     row.synced_at = now
 
 
-def apply_charges(
-    order: Order, states: Sequence[ChargeState], *, source: str, owner: Any
-) -> list[Charge]:
+def apply_charges(order: Order, states: Sequence[ChargeState], *, source: str) -> list[Charge]:
     """Upsert ``states`` under ``order`` (already locked); all the order's charges.
 
     A new charge counts as a transition from ``""``. Each transition gets a
     history row now and its signals after commit.
     """
     known = _lock(order, states)
-    tokens = sync_card_tokens(states, owner=owner, known_charge_ids=known.keys())
+    # user_id, not user: the owner's row is never needed, only its key.
+    tokens = sync_card_tokens(states, owner_id=order.user_id, known_charge_ids=known.keys())
     now = timezone.now()
     new: list[Charge] = []
     changed: list[Charge] = []

@@ -6,8 +6,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
@@ -92,7 +94,11 @@ def _sync_deeplink(order: Order, state: DeeplinkState) -> None:
 
 
 def sync_order(
-    payload: dict[str, Any], *, source: str, user: Any = None, shop_object: Any = None
+    payload: dict[str, Any],
+    *,
+    source: str,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    shop_object: models.Model | None = None,
 ) -> Order:
     """Mirror a provider Order (create, pay or GET answer, or a notification body).
 
@@ -111,7 +117,7 @@ def sync_order(
         for name, value in state.columns.items():
             if value not in ("", None):
                 setattr(order, name, value)
-        charges = apply_charges(order, state.charges, source=source, owner=order.user)
+        charges = apply_charges(order, state.charges, source=source)
         if state.deeplink is not None:
             _sync_deeplink(order, state.deeplink)
         _finish(order, charges, state.data)
@@ -137,6 +143,6 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
         if order_pk is None:
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
-        charges = apply_charges(locked, [state], source=source, owner=locked.user)
+        charges = apply_charges(locked, [state], source=source)
         _finish(locked, charges, locked.data)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)

@@ -211,6 +211,8 @@ def parse_charge(payload: Any, path: str = "") -> ChargeState:
     recurring = _optional_object(charge, "recurring", path)
     splits = _optional_object(charge, "splits", path)
     card = _parse_card(method, method_path)
+    # Free text of unknown length: the column gets its start, data keeps it all.
+    message = _text(response, "message", response_path, max_length=4096)
     installments = method.get("installments", 1)
     if not isinstance(installments, int) or isinstance(installments, bool) or installments < 1:
         raise SyncError(_join(method_path, "installments"), "must be a positive integer")
@@ -225,7 +227,7 @@ def parse_charge(payload: Any, path: str = "") -> ChargeState:
         "capture": method.get("capture") is not False,
         "capture_before": _timestamp(method, "capture_before", method_path),
         "payment_response_code": _text(response, "code", response_path, max_length=16),
-        "payment_response_message": _text(response, "message", response_path),
+        "payment_response_message": message[:255],
         "card_brand": card.brand if card else "",
         "card_first_digits": card.first_digits if card else "",
         "card_last_digits": card.last_digits if card else "",
