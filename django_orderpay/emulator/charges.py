@@ -1,0 +1,217 @@
+"""Charges: authorisation by card outcome, capture, cancel/refund, analysis resolution.
+
+Transitions (the provider documents some; the rest are ours, in
+``docs/emulator.md``): a new charge is PAID (``capture`` true), AUTHORIZED
+(``capture`` false), DECLINED or IN_ANALYSIS. AUTHORIZED -> PAID by capture
+(until ``capture_before``), AUTHORIZED -> CANCELED by cancel (a void).
+PAID stays PAID on a partial refund (``amount.summary.refunded`` grows) and
+ends CANCELED when the refunds reach the paid amount. IN_ANALYSIS -> PAID
+(or AUTHORIZED) / DECLINED only through the control plane.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from . import errors, ids
+from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
+from .http import Response
+from .payment import ChargeRequest
+from .render import charge_json, notify_order
+from .state import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
+from .validation import reject_unknown, validate_amount
+
+#: How long an authorisation may be captured (``payment_method.capture_before``).
+CAPTURE_WINDOW = timedelta(days=5)
+
+
+def payment_response(outcome: Outcome, *, brand_reference_id: str | None = None) -> dict[str, Any]:
+    """``payment_response`` for ``outcome``: approvals carry the NSU and authorisation code."""
+    nsu = ids.nsu()
+    answer: dict[str, Any] = {"code": outcome.code, "message": outcome.message, "reference": nsu}
+    if brand_reference_id is not None:
+        answer["brand_reference_id"] = brand_reference_id
+    if outcome.result == APPROVED:
+        answer["raw_data"] = {
+            "authorization_code": ids.authorization_code(),
+            "nsu": nsu,
+            "reason_code": outcome.reason_code,
+        }
+    elif outcome.reason_code is not None:
+        answer["raw_data"] = {"reason_code": outcome.reason_code}
+    return answer
+
+
+def apply_outcome(charge: ChargeRecord, outcome: Outcome, now: datetime) -> None:
+    """Set the charge's status and ``payment_response`` from the network's answer."""
+    if outcome.result == APPROVED:
+        # The Elo network answers the recurrence's NRID on the INITIAL charge.
+        initial = (charge.recurring or {}).get("type") == "INITIAL"
+        nrid = ids.brand_reference_id() if initial and charge.brand == "elo" else None
+        charge.payment_response = payment_response(outcome, brand_reference_id=nrid)
+        if charge.capture:
+            charge.status, charge.paid_at, charge.paid = "PAID", now, charge.amount
+        else:
+            charge.status, charge.capture_before = "AUTHORIZED", now + CAPTURE_WINDOW
+    else:
+        charge.payment_response = payment_response(outcome)
+        charge.status = outcome.result  # DECLINED or IN_ANALYSIS
+
+
+def add_charge(
+    state: State,
+    order: OrderRecord,
+    *,
+    amount: int,
+    currency: str,
+    payment_method: dict[str, Any],
+    outcome: Outcome,
+    now: datetime,
+    capture: bool = True,
+    brand: str | None = None,
+    reference_id: str | None = None,
+    description: str | None = None,
+    recurring: dict[str, Any] | None = None,
+) -> ChargeRecord:
+    """A new charge on ``order`` with the network's ``outcome`` applied."""
+    charge = ChargeRecord(
+        id=ids.new_id("CHAR_"),
+        order_id=order.id,
+        account=order.account,
+        status="",
+        created_at=now,
+        amount=amount,
+        currency=currency,
+        payment_response={},
+        payment_method=payment_method,
+        reference_id=reference_id,
+        description=description,
+        capture=capture,
+        recurring=recurring,
+        brand=brand,
+    )
+    apply_outcome(charge, outcome, now)
+    state.charges[charge.id] = charge
+    order.charge_ids.append(charge.id)
+    return charge
+
+
+def execute(
+    state: State, order: OrderRecord, request: ChargeRequest, now: datetime
+) -> ChargeRecord:
+    """Send one checked charge request to the (emulated) network; store its card if asked."""
+    card = request.card
+    token_id = card.token
+    if request.store and token_id is None:
+        stored = StoredCard(
+            ids.new_id("CARD_"), order.account, card.number, card.exp_month or "",
+            card.exp_year or "", card.holder_name,
+        )  # fmt: skip
+        state.cards[stored.id] = stored
+        token_id = stored.id
+    payment_method = {
+        "type": "CREDIT_CARD",
+        "installments": request.installments,
+        "capture": request.capture,
+        "card": card.to_response(token_id=token_id, store=request.store),
+        "soft_descriptor": request.soft_descriptor,
+    }
+    charge = add_charge(
+        state,
+        order,
+        amount=request.amount,
+        currency=request.currency,
+        payment_method=payment_method,
+        outcome=outcome_for(card.number, card.exp_month, card.exp_year, now),
+        now=now,
+        capture=request.capture,
+        brand=card.brand,
+        reference_id=request.reference_id,
+        description=request.description,
+        recurring=request.recurring,
+    )
+    if request.splits is not None:
+        split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
+        state.splits[split.id] = split
+        charge.split_id = split.id
+    return charge
+
+
+def find_charge(state: State, charge_id: str, account: str | None) -> ChargeRecord:
+    """The charge, if it belongs to ``account`` (None: any merchant's); else 404."""
+    charge = state.charges.get(charge_id)
+    if charge is None or (account is not None and charge.account != account):
+        raise errors.not_found("charge")
+    return charge
+
+
+def _requested_amount(payload: dict[str, Any]) -> int | None:
+    """``{"amount": {"value": N}}`` of a capture or cancel; None (the whole amount) if absent."""
+    reject_unknown(payload, {"amount"}, "")
+    if payload.get("amount") is None:
+        return None
+    return validate_amount(payload["amount"], "amount")
+
+
+def capture(charge: ChargeRecord, amount: int | None, now: datetime) -> None:
+    """Capture an AUTHORIZED charge, all of it or ``amount`` (at most the authorised amount)."""
+    if charge.status != "AUTHORIZED":
+        raise errors.unable_capture(f"charge is {charge.status}")
+    if charge.capture_before is not None and now > charge.capture_before:
+        raise errors.unable_capture("authorization expired")
+    value = charge.amount if amount is None else amount
+    if value > charge.amount:
+        raise errors.unable_capture("amount exceeds the authorized amount")
+    charge.status, charge.paid_at, charge.paid = "PAID", now, value
+
+
+def cancel(charge: ChargeRecord, amount: int | None) -> None:
+    """Void an AUTHORIZED charge, or refund a PAID one in full or in part."""
+    if charge.status == "AUTHORIZED":
+        if amount is not None and amount > charge.amount:
+            raise errors.unable_refund("amount exceeds the authorized amount")
+        charge.status = "CANCELED"
+        return
+    if charge.status != "PAID":
+        raise errors.unable_refund(f"charge is {charge.status}")
+    refundable = charge.paid - charge.refunded
+    value = refundable if amount is None else amount
+    if value > refundable:
+        raise errors.unable_refund("amount exceeds the refundable amount")
+    charge.refunded += value
+    if charge.refunded == charge.paid:
+        charge.status = "CANCELED"
+
+
+def resolve_analysis(charge: ChargeRecord, status: str, now: datetime) -> None:
+    """End an IN_ANALYSIS charge: ``PAID`` approves it (AUTHORIZED if not captured)."""
+    if charge.status != "IN_ANALYSIS":
+        raise errors.invalid("status", "charge_not_in_analysis")
+    apply_outcome(charge, SUCCESS if status == "PAID" else ANTIFRAUD_DECLINED, now)
+
+
+def _changed(state: State, call: Call, charge: ChargeRecord) -> Response:
+    notify_order(state, state.orders[charge.order_id], call.base_url)
+    return Response.json(201, charge_json(charge, call.base_url))
+
+
+def get_charge(state: State, call: Call) -> Response:
+    """``GET /charges/{id}``."""
+    return Response.json(
+        200, charge_json(find_charge(state, call.params[0], call.merchant), call.base_url)
+    )
+
+
+def capture_charge(state: State, call: Call) -> Response:
+    """``POST /charges/{id}/capture`` body ``{"amount": {"value": N}}``: 201, the Charge."""
+    charge = find_charge(state, call.params[0], call.merchant)
+    capture(charge, _requested_amount(call.payload), call.now)
+    return _changed(state, call, charge)
+
+
+def cancel_charge(state: State, call: Call) -> Response:
+    """``POST /charges/{id}/cancel`` body ``{"amount": {"value": N}}``: 201, the Charge."""
+    charge = find_charge(state, call.params[0], call.merchant)
+    cancel(charge, _requested_amount(call.payload))
+    return _changed(state, call, charge)

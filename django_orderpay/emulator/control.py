@@ -1,0 +1,158 @@
+"""The control plane under ``/_emulator/``: what a test or a demo may do to the world.
+
+JSON in and out, no bearer token; errors in the provider's shape naming the
+field. Listed in ``docs/emulator.md``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from . import errors
+from .charges import find_charge, resolve_analysis
+from .clock import timestamp
+from .faults import KINDS
+from .http import Response
+from .render import charge_json, notify_order
+from .state import Call, State
+from .validation import check_int, reject_unknown, require_int, require_str
+
+RESOLUTIONS = ("PAID", "DECLINED")
+
+
+def _number(payload: dict[str, Any], key: str, *, minimum: float | None = None) -> float | None:
+    """An optional JSON number (integer or fraction, not a boolean)."""
+    value = payload.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise errors.invalid(key)
+    if minimum is not None and value < minimum:
+        raise errors.invalid(key)
+    return float(value)
+
+
+def reset_world(state: State) -> None:
+    """Forget every order, charge, card, split, deeplink, idempotent answer, delivery and
+    fault, and put the clock back to real time. Tokens, accounts and the key pair stay."""
+    state.clear()
+    state.notifier.reset()
+    state.faults.reset()
+    state.clock.reset()
+
+
+def reset(state: State, call: Call) -> Response:
+    """``POST /_emulator/reset``."""
+    reset_world(state)
+    return Response.json(200, {"reset": True})
+
+
+def list_notifications(state: State, call: Call) -> Response:
+    """``GET /_emulator/notifications``: every delivery, oldest first, with its attempts."""
+    return Response.json(200, {"deliveries": state.notifier.deliveries()})
+
+
+def flush_notifications(state: State, call: Call) -> Response:
+    """``POST /_emulator/notifications/flush`` ``{"timeout"?: S}``: deliver what is pending now."""
+    reject_unknown(call.payload, {"timeout"}, "")
+    timeout = _number(call.payload, "timeout", minimum=0)
+    flushed = state.notifier.flush(5.0 if timeout is None else timeout)
+    return Response.json(200, {"flushed": flushed, "deliveries": state.notifier.deliveries()})
+
+
+def drop_notifications(state: State, call: Call) -> Response:
+    """``POST /_emulator/notifications/drop`` ``{"count": N}``: lose the next N deliveries."""
+    reject_unknown(call.payload, {"count"}, "")
+    count = require_int(call.payload, "count", "", minimum=1, maximum=10_000)
+    state.notifier.drop_next(count or 1)
+    return Response.json(200, {"dropping": count})
+
+
+def resolve_charge(state: State, call: Call) -> Response:
+    """``POST /_emulator/charges/{id}/resolve`` ``{"status": "PAID"|"DECLINED"}``: end an analysis.
+
+    Approval makes the charge PAID (AUTHORIZED if it was sent with ``capture``
+    false); refusal answers 10000 NAO AUTORIZADO PELO PAGSEGURO. The order's
+    notification URLs hear of it.
+    """
+    reject_unknown(call.payload, {"status"}, "")
+    status = require_str(call.payload, "status", "", choices=RESOLUTIONS)
+    charge = find_charge(state, call.params[0], None)
+    resolve_analysis(charge, status or "", call.now)
+    notify_order(state, state.orders[charge.order_id], call.base_url)
+    return Response.json(200, charge_json(charge, call.base_url))
+
+
+def clock_state(state: State) -> dict[str, str]:
+    return {"now": timestamp(state.clock.now())}
+
+
+def get_clock(state: State, call: Call) -> Response:
+    """``GET /_emulator/clock``: ``{"now": timestamp}``."""
+    return Response.json(200, clock_state(state))
+
+
+def move_clock(state: State, call: Call) -> Response:
+    """``POST /_emulator/clock`` ``{"advance_seconds": N}`` or ``{"now": iso 8601 with offset}``."""
+    reject_unknown(call.payload, {"advance_seconds", "now"}, "")
+    advance = _number(call.payload, "advance_seconds")
+    moment = require_str(call.payload, "now", "", optional=True)
+    if (advance is None) == (moment is None):
+        raise errors.required("advance_seconds")
+    if advance is not None:
+        state.clock.advance(advance)
+    else:
+        try:
+            parsed = datetime.fromisoformat(moment or "")
+        except ValueError:
+            raise errors.invalid("now") from None
+        if parsed.tzinfo is None:
+            raise errors.invalid("now", "timestamp_needs_utc_offset")
+        state.clock.set(parsed)
+    return Response.json(200, clock_state(state))
+
+
+def faults_state(state: State) -> dict[str, Any]:
+    return {"faults": state.faults.pending(), "kinds": dict(KINDS)}
+
+
+def list_faults(state: State, call: Call) -> Response:
+    """``GET /_emulator/faults``: what is still queued, and the kinds there are."""
+    return Response.json(200, faults_state(state))
+
+
+def inject_fault(state: State, call: Call) -> Response:
+    """``POST /_emulator/faults`` ``{"kind", "count"?: 1, "delay"?: 30, "path_prefix"?}``."""
+    payload = call.payload
+    reject_unknown(payload, {"kind", "count", "delay", "path_prefix"}, "")
+    kind = require_str(payload, "kind", "", choices=tuple(KINDS))
+    count = 1
+    if payload.get("count") is not None:
+        count = check_int(payload["count"], "count", minimum=1, maximum=10_000)
+    delay = _number(payload, "delay", minimum=0)
+    path_prefix = require_str(payload, "path_prefix", "", pattern=r"/.*", optional=True)
+    state.faults.inject(
+        kind or "", count, delay=30.0 if delay is None else delay, path_prefix=path_prefix
+    )
+    return Response.json(201, faults_state(state))
+
+
+def clear_faults(state: State, call: Call) -> Response:
+    """``DELETE /_emulator/faults``: forget every queued fault."""
+    state.faults.reset()
+    return Response.json(200, faults_state(state))
+
+
+def list_orders(state: State, call: Call) -> Response:
+    """``GET /_emulator/orders``: every order's id, oldest first (all merchants)."""
+    return Response.json(200, {"orders": list(state.orders)})
+
+
+def list_accounts(state: State, call: Call) -> Response:
+    """``GET /_emulator/accounts``: each merchant's ``ACCO_`` id and its token's last 4."""
+    accounts = [
+        {"id": account, "token_hint": f"...{token[-4:]}"}
+        for token, account in state.accounts.items()
+    ]
+    return Response.json(200, {"accounts": accounts})

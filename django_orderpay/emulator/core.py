@@ -1,0 +1,260 @@
+"""The emulator's core: one stateful provider behind ``Emulator.handle(Request) -> Response``.
+
+The core routes by method and path, authenticates the merchant, applies
+``x-idempotency-key`` and injected faults, and hands the call to the rule
+modules (``orders``, ``charges``, ``pagpay``, ``resources``, ``control``).
+Every answer is in the provider's shapes; bad input is a 4xx naming the
+field, and only a bug of ours is a 500 (logged, never with request data).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import control, errors, orders, pagpay, resources
+from .charges import cancel_charge, capture_charge, get_charge
+from .clock import Clock
+from .errors import ProviderError, SimulationError
+from .http import Request, Response
+from .idempotency import fingerprint
+from .keys import KeyPair
+from .notifier import Notifier
+from .state import Call, State
+
+DEFAULT_TOKEN = "emulator-token"
+#: Generated ``ACCO_`` ids derive from the token (UUID5 in this namespace), so
+#: a token names the same account in every run of the emulator.
+ACCOUNT_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "urn:django-orderpay:emulator:account")
+
+logger = logging.getLogger("django_orderpay.emulator")
+
+Handler = Callable[[State, Call], Response]
+Sender = Callable[[str, bytes, dict[str, str]], int]
+
+MERCHANT = "merchant"  # bearer token required; errors in the Orders API shape
+OPEN = "open"  # no token (the SDK script)
+SIMULATOR = "simulator"  # no token; errors in the simulator's shape
+CONTROL = "control"  # no token, no faults, no idempotency
+
+
+@dataclass(frozen=True)
+class Route:
+    """One endpoint: ``template`` uses ``{id}`` for a path segment the handler receives."""
+
+    method: str
+    template: str
+    handler: Handler
+    access: str = MERCHANT
+    body_optional: bool = False
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile("^" + re.sub(r"\\\{\w+\\\}", "([^/]+)", re.escape(self.template)) + "$")
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("POST", "/orders", orders.create_order),
+    Route("GET", "/orders/{id}", orders.get_order),
+    Route("POST", "/orders/{id}/pay", orders.pay_order),
+    Route("GET", "/charges/{id}", get_charge),
+    Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
+    Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
+    Route("GET", "/splits/{id}", resources.get_split),
+    Route("POST", "/public-keys", resources.create_public_key),
+    Route("GET", "/public-keys/card", resources.get_public_key),
+    Route("GET", "/sdk/pagseguro.js", resources.sdk_script, OPEN),
+    Route("POST", "/pagpay/balance/{id}", pagpay.pay_with_balance, SIMULATOR),
+    Route("POST", "/pagpay/credit-card/{id}", pagpay.pay_with_card, SIMULATOR),
+    Route("GET", "/pagpay/download", pagpay.download_page, SIMULATOR),
+    Route("POST", "/_emulator/reset", control.reset, CONTROL, True),
+    Route("GET", "/_emulator/notifications", control.list_notifications, CONTROL),
+    Route("POST", "/_emulator/notifications/flush", control.flush_notifications, CONTROL, True),
+    Route("POST", "/_emulator/notifications/drop", control.drop_notifications, CONTROL),
+    Route("POST", "/_emulator/charges/{id}/resolve", control.resolve_charge, CONTROL),
+    Route("GET", "/_emulator/clock", control.get_clock, CONTROL),
+    Route("POST", "/_emulator/clock", control.move_clock, CONTROL),
+    Route("GET", "/_emulator/faults", control.list_faults, CONTROL),
+    Route("POST", "/_emulator/faults", control.inject_fault, CONTROL),
+    Route("DELETE", "/_emulator/faults", control.clear_faults, CONTROL),
+    Route("GET", "/_emulator/orders", control.list_orders, CONTROL),
+    Route("GET", "/_emulator/accounts", control.list_accounts, CONTROL),
+)
+_COMPILED = tuple((route, route.pattern) for route in ROUTES)
+
+
+def account_for(token: str) -> str:
+    """The ``ACCO_`` id the emulator gives ``token`` when none was assigned."""
+    return f"ACCO_{str(uuid.uuid5(ACCOUNT_NAMESPACE, token)).upper()}"
+
+
+def _accounts(tokens: Iterable[str] | Mapping[str, str] | None) -> dict[str, str]:
+    if tokens is None:
+        tokens = [DEFAULT_TOKEN]
+    elif isinstance(tokens, str):  # one token, not an iterable of characters
+        tokens = [tokens]
+    if isinstance(tokens, Mapping):
+        accounts = {str(token): str(account) for token, account in tokens.items()}
+    else:
+        accounts = {str(token): account_for(str(token)) for token in tokens}
+    if not accounts or not all(accounts):
+        raise ValueError("the emulator needs at least one non-empty bearer token")
+    return accounts
+
+
+def _json_payload(request: Request, route: Route) -> dict[str, Any]:
+    """The body as a JSON object: ``{}`` for a GET or an allowed empty body; else 40002 ``body``."""
+    if request.method.upper() != "POST":
+        return {}
+    if not request.body.strip() and route.body_optional:
+        return {}
+    media = (request.header("Content-Type") or "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise errors.invalid("body", "content_type_must_be_application_json")
+    try:
+        payload = json.loads(request.body)
+    except (ValueError, RecursionError):
+        raise errors.invalid("body", "body_must_be_json") from None
+    if not isinstance(payload, dict):
+        raise errors.invalid("body", "body_must_be_a_json_object")
+    return payload
+
+
+class Emulator:
+    """A stateful, in-memory PagBank Orders API for one or more merchants.
+
+    ``tokens``: bearer token -> ``ACCO_`` id, or tokens whose accounts are
+    derived from them (``account_for``); None means ``[DEFAULT_TOKEN]``.
+    ``notification_sender(url, body, headers) -> status`` replaces the
+    default ``requests`` POST; ``notify_in_background=False`` sends only on
+    ``notifier.flush()``, in the caller's thread.
+    """
+
+    def __init__(
+        self,
+        tokens: Iterable[str] | Mapping[str, str] | None = None,
+        *,
+        notify_delay: float = 0.0,
+        notification_sender: Sender | None = None,
+        clock: Clock | None = None,
+        notify_in_background: bool = True,
+    ) -> None:
+        self.accounts = _accounts(tokens)
+        self.clock = clock or Clock()
+        self.notifier = Notifier(
+            notification_sender,
+            delay=notify_delay,
+            clock=self.clock,
+            background=notify_in_background,
+        )
+        keys = KeyPair.generate(created_at=int(self.clock.now().timestamp() * 1000))
+        self._state = State(
+            clock=self.clock, keys=keys, notifier=self.notifier, accounts=self.accounts
+        )
+        self.faults = self._state.faults
+        # One lock around all state: calls are served one at a time, which is
+        # what makes idempotency and "one approved payment" races impossible here.
+        self._lock = threading.RLock()
+
+    @property
+    def public_key(self) -> str:
+        """The card public key, base64 DER SubjectPublicKeyInfo (as ``/public-keys`` answers)."""
+        return self._state.keys.public_key
+
+    def reset(self) -> None:
+        """Forget all orders, charges, cards, deliveries and faults; the clock back to real time."""
+        with self._lock:
+            control.reset_world(self._state)
+
+    def close(self) -> None:
+        """Stop the notifier's background thread."""
+        self.notifier.close()
+
+    def handle(self, request: Request) -> Response:
+        """Serve one request. Never raises: a bug of ours is a logged 500 in the error shape."""
+        try:
+            return self._handle(request)
+        except Exception:
+            # The message names the route only: bodies and headers may hold
+            # card data or tokens.
+            logger.exception("emulator failed on %s %s", request.method, _route_name(request))
+            return Response.json(
+                500, {"error_messages": [{"code": "50000", "description": "internal_server_error"}]}
+            )
+
+    def _handle(self, request: Request) -> Response:
+        path = request.path.rstrip("/") or "/"
+        method = request.method.upper()
+        candidates = [
+            (route, match) for route, pattern in _COMPILED if (match := pattern.match(path))
+        ]
+        if not candidates:
+            return errors.not_found("resource").to_response()
+        chosen = next(((r, m) for r, m in candidates if r.method == method), None)
+        if chosen is None:
+            allowed = ", ".join(sorted({route.method for route, _ in candidates}))
+            response = ProviderError(
+                405, [{"code": "METHOD_NOT_ALLOWED", "description": f"use {allowed}"}]
+            ).to_response()
+            response.headers.append(("Allow", allowed))
+            return response
+        route, match = chosen
+        if route.access == CONTROL:
+            with self._lock:
+                return self._serve(route, request, match.groups())
+        fault = self.faults.take(path)
+        if fault is not None and fault.before_work:
+            return fault.respond()
+        with self._lock:
+            response = self._serve(route, request, match.groups())
+        return fault.respond(response) if fault is not None else response
+
+    def _authenticate(self, request: Request) -> str:
+        scheme, _, token = (request.header("Authorization") or "").strip().partition(" ")
+        account = self.accounts.get(token.strip()) if scheme.lower() == "bearer" else None
+        if account is None:
+            raise errors.unauthorized()
+        return account
+
+    def _serve(self, route: Route, request: Request, params: tuple[str, ...]) -> Response:
+        try:
+            account = self._authenticate(request) if route.access == MERCHANT else None
+        except ProviderError as error:
+            return error.to_response()
+        key = request.header("x-idempotency-key") if account and request.method == "POST" else None
+        if key:
+            stored = self._state.idempotency.lookup(account or "", key)
+            if stored is not None:
+                if stored.fingerprint != fingerprint(request):
+                    return errors.idempotency_conflict().to_response()
+                return stored.response()
+        response = self._call(route, request, params, account)
+        if key and response.status < 500:
+            self._state.idempotency.remember(account or "", key, request, response)
+        return response
+
+    def _call(
+        self, route: Route, request: Request, params: tuple[str, ...], account: str | None
+    ) -> Response:
+        try:
+            try:
+                payload = _json_payload(request, route)
+            except ProviderError as error:
+                if route.access == SIMULATOR:
+                    raise SimulationError.bad_request("body must be a JSON object") from None
+                raise error
+            call = Call(request, params, payload, account, self.clock.now())
+            return route.handler(self._state, call)
+        except (ProviderError, SimulationError) as error:
+            return error.to_response()
+
+
+def _route_name(request: Request) -> str:
+    """The request's path with ids masked, safe for a log line."""
+    return re.sub(r"[A-Z]{4}_[0-9A-F-]{36}", "{id}", request.path)[:200]

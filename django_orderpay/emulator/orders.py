@@ -1,0 +1,106 @@
+"""Orders: create (with charges, a deeplink or neither), get, pay."""
+
+from __future__ import annotations
+
+import copy
+
+from . import errors, ids
+from .charges import execute
+from .deeplinks import build_deeplink, validate_deep_links
+from .http import Response
+from .payment import parse_charges
+from .render import notify_order, order_json
+from .state import Call, OrderRecord, State
+from .validation import (
+    reject_unknown,
+    require_str,
+    validate_customer,
+    validate_items,
+    validate_notification_urls,
+    validate_shipping,
+)
+
+ORDER_KEYS = frozenset(
+    {"reference_id", "customer", "items", "shipping", "notification_urls", "charges", "deep_links"}
+)
+#: A charge in one of these states holds (or may still take) the buyer's money:
+#: an order that has one cannot be paid again (our rule against double charging).
+OPEN_STATUSES = ("PAID", "AUTHORIZED", "IN_ANALYSIS")
+
+
+def find_order(state: State, order_id: str, account: str | None) -> OrderRecord:
+    """The order, if it belongs to ``account`` (None: any merchant's); else 404."""
+    order = state.orders.get(order_id)
+    if order is None or (account is not None and order.account != account):
+        raise errors.not_found("order")
+    return order
+
+
+def has_open_charge(state: State, order: OrderRecord) -> bool:
+    """True when a charge of the order is PAID, AUTHORIZED or IN_ANALYSIS."""
+    return any(state.charges[cid].status in OPEN_STATUSES for cid in order.charge_ids)
+
+
+def create_order(state: State, call: Call) -> Response:
+    """``POST /orders``: 201, the Order; charges run at once, a deeplink is generated."""
+    body = call.payload
+    reject_unknown(body, ORDER_KEYS, "")
+    reference_id = require_str(body, "reference_id", "", limit="reference_id", optional=True)
+    validate_customer(body.get("customer"))
+    validate_items(body.get("items"))
+    if body.get("shipping") is not None:
+        validate_shipping(body["shipping"])
+    validate_notification_urls(body.get("notification_urls"))
+    if body.get("charges") is not None and body.get("deep_links") is not None:
+        raise errors.invalid("deep_links", "deep_links_not_allowed_with_charges")
+    requests = []
+    if body.get("charges") is not None:
+        requests = parse_charges(body["charges"], account=call.merchant, state=state)
+    if body.get("deep_links") is not None:
+        validate_deep_links(body["deep_links"])
+
+    order = OrderRecord(
+        id=ids.new_id("ORDE_"),
+        account=call.merchant,
+        created_at=call.now,
+        reference_id=reference_id,
+        customer=copy.deepcopy(body["customer"]),
+        items=copy.deepcopy(body["items"]),
+        shipping=copy.deepcopy(body.get("shipping")),
+        notification_urls=list(body.get("notification_urls") or []),
+    )
+    state.orders[order.id] = order
+    if body.get("deep_links") is not None:
+        deeplink = build_deeplink(
+            body["deep_links"][0], order_id=order.id, created_at=call.now, base_url=call.base_url
+        )
+        state.deeplinks[deeplink.id] = deeplink
+        order.deeplink_id = deeplink.id
+    for request in requests:
+        execute(state, order, request, call.now)
+    if requests:
+        notify_order(state, order, call.base_url)
+    return Response.json(201, order_json(state, order, call.base_url))
+
+
+def get_order(state: State, call: Call) -> Response:
+    """``GET /orders/{id}``: 200, the Order."""
+    order = find_order(state, call.params[0], call.merchant)
+    return Response.json(200, order_json(state, order, call.base_url))
+
+
+def pay_order(state: State, call: Call) -> Response:
+    """``POST /orders/{id}/pay`` body ``{"charges": [...]}``: 201, the Order.
+
+    Refused (40002 naming ``charges``) while the order holds a PAID,
+    AUTHORIZED or IN_ANALYSIS charge; paying again after a decline is fine.
+    """
+    order = find_order(state, call.params[0], call.merchant)
+    reject_unknown(call.payload, {"charges"}, "")
+    requests = parse_charges(call.payload.get("charges"), account=call.merchant, state=state)
+    if has_open_charge(state, order):
+        raise errors.invalid("charges", "order_already_paid")
+    for request in requests:
+        execute(state, order, request, call.now)
+    notify_order(state, order, call.base_url)
+    return Response.json(201, order_json(state, order, call.base_url))

@@ -1,0 +1,144 @@
+"""A charge request (``charges[i]`` of a create or pay call), checked and resolved.
+
+Every charge of a call is parsed before any is executed, so an error in
+``charges[1]`` leaves nothing half done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django_orderpay import rules
+
+from . import errors
+from .cards import Card, resolve_card
+from .splits import validate_splits
+from .state import State
+from .validation import (
+    field_path,
+    item_path,
+    reject_unknown,
+    require_bool,
+    require_int,
+    require_object,
+    require_str,
+    validate_amount,
+)
+
+CHARGE_KEYS = frozenset(
+    {"reference_id", "description", "amount", "payment_method", "recurring", "splits"}
+)
+PAYMENT_METHOD_KEYS = frozenset(
+    {"type", "installments", "capture", "store", "card", "soft_descriptor"}
+)
+RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
+PAYMENT_METHOD_TYPES = ("CREDIT_CARD",)
+#: What the provider prints on the statement when the merchant sends none
+#: (the merchant's registered name in production; the samples show this one).
+DEFAULT_SOFT_DESCRIPTOR = "LOJAEXEMPLO"
+
+
+@dataclass(frozen=True)
+class ChargeRequest:
+    """One checked charge request, its card resolved (never rendered as is)."""
+
+    reference_id: str | None
+    description: str | None
+    amount: int
+    currency: str
+    installments: int
+    capture: bool
+    store: bool
+    card: Card
+    soft_descriptor: str
+    recurring: dict[str, Any] | None
+    splits: dict[str, Any] | None
+
+
+def parse_recurring(value: Any, path: str) -> dict[str, Any]:
+    """``{"type": INITIAL|SUBSEQUENT, "recurrence_id"?, "original_amount"?}``, echoed as sent.
+
+    A SUBSEQUENT charge without ``recurrence_id``/``original_amount`` is not
+    blocked: the spec says the provider lets it through to the network.
+    """
+    recurring = require_object(value, path)
+    reject_unknown(recurring, RECURRING_KEYS, path)
+    require_str(recurring, "type", path, choices=rules.RECURRING_TYPES)
+    require_str(recurring, "recurrence_id", path, limit=(1, 64), optional=True)
+    require_int(
+        recurring, "original_amount", path, minimum=1, maximum=rules.MAX_AMOUNT, optional=True
+    )
+    return {key: recurring[key] for key in recurring if recurring[key] is not None}
+
+
+def parse_charge(value: Any, path: str, *, account: str, state: State) -> ChargeRequest:
+    """Check ``charges[i]`` and resolve its card; every failure names its field."""
+    charge = require_object(value, path)
+    reject_unknown(charge, CHARGE_KEYS, path)
+    reference_id = require_str(charge, "reference_id", path, limit="reference_id", optional=True)
+    description = require_str(charge, "description", path, limit="description", optional=True)
+    amount_path = field_path(path, "amount")
+    amount = validate_amount(charge.get("amount"), amount_path)
+    currency = charge["amount"].get("currency") or "BRL"
+
+    method_path = field_path(path, "payment_method")
+    method = require_object(charge.get("payment_method"), method_path)
+    reject_unknown(method, PAYMENT_METHOD_KEYS, method_path)
+    require_str(method, "type", method_path, choices=PAYMENT_METHOD_TYPES)
+    installments = require_int(
+        method,
+        "installments",
+        method_path,
+        minimum=1,
+        maximum=rules.MAX_INSTALLMENTS,
+        optional=True,
+    )
+    capture = require_bool(method, "capture", method_path, optional=True)
+    store_here = require_bool(method, "store", method_path, optional=True)
+    soft_descriptor = require_str(
+        method, "soft_descriptor", method_path, limit="soft_descriptor", optional=True
+    )
+    card, store_in_card = resolve_card(
+        method.get("card"), field_path(method_path, "card"), account=account, state=state
+    )
+
+    recurring = None
+    if charge.get("recurring") is not None:
+        recurring = parse_recurring(charge["recurring"], field_path(path, "recurring"))
+    splits = charge.get("splits")
+    if splits is not None:
+        validate_splits(
+            splits,
+            charge_amount=amount,
+            merchant_account=account,
+            recurring=recurring is not None,
+            path=field_path(path, "splits"),
+        )
+    return ChargeRequest(
+        reference_id=reference_id,
+        description=description,
+        amount=amount,
+        currency=currency,
+        installments=installments or 1,
+        capture=True if capture is None else capture,
+        store=bool(store_here) or store_in_card,
+        card=card,
+        soft_descriptor=soft_descriptor or DEFAULT_SOFT_DESCRIPTOR,
+        recurring=recurring,
+        splits=splits,
+    )
+
+
+def parse_charges(
+    value: Any, path: str = "charges", *, account: str, state: State
+) -> list[ChargeRequest]:
+    """A non-empty list of charge requests."""
+    if value is None:
+        raise errors.required(path)
+    if not isinstance(value, list) or not value:
+        raise errors.invalid(path)
+    return [
+        parse_charge(entry, item_path(path, index), account=account, state=state)
+        for index, entry in enumerate(value)
+    ]

@@ -1,0 +1,154 @@
+"""What the emulator remembers: orders, charges, stored cards, splits, deeplinks.
+
+Records hold provider state in plain Python (datetimes, integer cents); the
+JSON the API answers is rendered from them per request, so ``links`` are built
+on the base URL the caller used. Nothing here is thread-safe: the core holds
+one lock around every call that touches a :class:`State`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .clock import Clock
+from .deeplinks import Deeplink
+from .faults import Faults
+from .http import Request
+from .idempotency import IdempotencyStore
+from .keys import KeyPair
+from .notifier import Notifier
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    """A card kept behind a ``CARD_`` token; usable only by ``account``, its creator."""
+
+    id: str
+    account: str
+    number: str
+    exp_month: str
+    exp_year: str
+    holder_name: str | None
+
+    def __repr__(self) -> str:  # never print the card number
+        return f"StoredCard(id={self.id!r}, account={self.account!r})"
+
+
+@dataclass
+class ChargeRecord:
+    """One charge and everything the provider shows of it.
+
+    ``payment_method`` is the response form (card already reduced to brand and
+    digits); ``paid`` and ``refunded`` are the ``amount.summary`` sums.
+    """
+
+    id: str
+    order_id: str
+    account: str
+    status: str
+    created_at: datetime
+    amount: int
+    currency: str
+    payment_response: dict[str, Any]
+    payment_method: dict[str, Any]
+    reference_id: str | None = None
+    description: str | None = None
+    paid_at: datetime | None = None
+    paid: int = 0
+    refunded: int = 0
+    capture: bool = True
+    capture_before: datetime | None = None
+    recurring: dict[str, Any] | None = None
+    split_id: str | None = None
+    #: Brand of the card (None for a balance payment): an approval after
+    #: analysis still needs to know whether the Elo NRID is due.
+    brand: str | None = None
+
+
+@dataclass
+class SplitRecord:
+    """A validated ``splits`` request and the charge it divides."""
+
+    id: str
+    account: str
+    charge_id: str
+    created_at: datetime
+    splits: dict[str, Any]
+
+
+@dataclass
+class OrderRecord:
+    """An order: what the merchant sent, plus its charges and deeplink by id."""
+
+    id: str
+    account: str
+    created_at: datetime
+    reference_id: str | None
+    customer: dict[str, Any] | None
+    items: list[Any] | None
+    shipping: dict[str, Any] | None
+    notification_urls: list[str]
+    charge_ids: list[str] = field(default_factory=list)
+    deeplink_id: str | None = None
+
+
+@dataclass
+class State:
+    """The emulator's world. ``accounts`` maps each bearer token to its ``ACCO_`` id."""
+
+    clock: Clock
+    keys: KeyPair
+    notifier: Notifier
+    accounts: dict[str, str]
+    faults: Faults = field(default_factory=Faults)
+    orders: dict[str, OrderRecord] = field(default_factory=dict)
+    charges: dict[str, ChargeRecord] = field(default_factory=dict)
+    cards: dict[str, StoredCard] = field(default_factory=dict)
+    splits: dict[str, SplitRecord] = field(default_factory=dict)
+    deeplinks: dict[str, Deeplink] = field(default_factory=dict)
+    idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
+
+    def token_of(self, account: str) -> str | None:
+        """The bearer token of ``account`` (it keys the notification digest)."""
+        for token, owner in self.accounts.items():
+            if owner == account:
+                return token
+        return None
+
+    def clear(self) -> None:
+        """Forget every order, charge, card, split, deeplink and idempotent answer."""
+        self.orders.clear()
+        self.charges.clear()
+        self.cards.clear()
+        self.splits.clear()
+        self.deeplinks.clear()
+        self.idempotency.clear()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One routed request as a handler sees it.
+
+    ``params`` are the path's captured ids; ``payload`` the parsed JSON object
+    (``{}`` for an empty body); ``account`` the merchant behind the bearer
+    token (None on the open routes); ``now`` the emulator clock's reading.
+    """
+
+    request: Request
+    params: tuple[str, ...]
+    payload: dict[str, Any]
+    account: str | None
+    now: datetime
+
+    @property
+    def base_url(self) -> str:
+        return self.request.base_url.rstrip("/")
+
+    @property
+    def merchant(self) -> str:
+        """The caller's account on an authenticated route."""
+        if self.account is None:  # the router authenticates before any such handler runs
+            raise RuntimeError("route needs an authenticated merchant")
+        return self.account

@@ -1,0 +1,186 @@
+"""Shared fixtures and payloads for the emulator core's tests (``test_core_*.py``).
+
+Every test talks to the emulator through HTTP: a ``requests.Session`` with the
+emulator mounted by the transport adapter (no socket), payloads shaped as
+``/work/shared/samples.md`` shows them.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import threading
+from typing import Any
+
+import pytest
+import requests
+
+from django_orderpay.emulator import Emulator
+from django_orderpay.emulator.transport import mount
+
+TOKEN_A = "token-merchant-a"
+TOKEN_B = "token-merchant-b"
+ACCOUNT_A = "ACCO_11111111-2222-3333-4444-555555555555"
+ACCOUNT_B = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+ACCOUNT_C = "ACCO_0A0B0C0D-1111-2222-3333-444444444444"
+BASE_URL = "http://emulator.orderpay.test/api"
+NOTIFY_URL = "https://shop.example.com/orderpay/notifications/"
+
+UUID = r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
+ORDER_ID = re.compile(rf"^ORDE_{UUID}$")
+CHARGE_ID = re.compile(rf"^CHAR_{UUID}$")
+CARD_ID = re.compile(rf"^CARD_{UUID}$")
+SPLIT_ID = re.compile(rf"^SPLI_{UUID}$")
+ACCOUNT_ID = re.compile(rf"^ACCO_{UUID}$")
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+[+-]\d{2}:\d{2}$")
+
+CUSTOMER = {
+    "name": "Jose da Silva",
+    "email": "jose@example.com",
+    "tax_id": "12345678909",
+    "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
+}
+ITEMS = [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}]
+SHIPPING = {
+    "address": {
+        "street": "Avenida Brigadeiro Faria Lima",
+        "number": "1384",
+        "complement": "apto 12",
+        "locality": "Pinheiros",
+        "city": "Sao Paulo",
+        "region_code": "SP",
+        "country": "BRA",
+        "postal_code": "01452002",
+    }
+}
+HOLDER = {"name": "Jose da Silva", "tax_id": "12345678909"}
+
+
+class Recorder:
+    """A notification sender that records each POST and answers ``status``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bytes, dict[str, str]]] = []
+        self.statuses: list[int] = []  # answered in order, then 204
+        self.lock = threading.Lock()
+
+    def __call__(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        with self.lock:
+            self.calls.append((url, body, headers))
+            return self.statuses.pop(0) if self.statuses else 204
+
+
+class Api:
+    """The emulator over HTTP, as merchant A unless told otherwise."""
+
+    def __init__(self, session: requests.Session, base_url: str, emulator: Emulator) -> None:
+        self.session = session
+        self.base_url = base_url
+        self.emulator = emulator
+
+    def url(self, path: str) -> str:
+        return path if path.startswith("http") else self.base_url + path
+
+    def headers(self, token: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(extra or {})
+        return headers
+
+    def post(
+        self,
+        path: str,
+        payload: Any = None,
+        *,
+        token: str | None = TOKEN_A,
+        headers: dict[str, str] | None = None,
+        data: bytes | str | None = None,
+        timeout: float = 10,
+    ) -> requests.Response:
+        if data is not None:
+            return self.session.post(
+                self.url(path), data=data, headers=self.headers(token, headers), timeout=timeout
+            )
+        return self.session.post(
+            self.url(path), json=payload, headers=self.headers(token, headers), timeout=timeout
+        )
+
+    def get(self, path: str, *, token: str | None = TOKEN_A) -> requests.Response:
+        return self.session.get(self.url(path), headers=self.headers(token, None), timeout=10)
+
+    def request(self, method: str, path: str, *, token: str | None = TOKEN_A) -> requests.Response:
+        return self.session.request(
+            method, self.url(path), headers=self.headers(token, None), timeout=10
+        )
+
+    def create_order(self, **overrides: Any) -> dict[str, Any]:
+        """POST /orders, asserting 201; the Order."""
+        response = self.post("/orders", order_payload(**overrides))
+        assert response.status_code == 201, response.text
+        return response.json()
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def emulator(recorder: Recorder):
+    emulator = Emulator({TOKEN_A: ACCOUNT_A, TOKEN_B: ACCOUNT_B}, notification_sender=recorder)
+    yield emulator
+    emulator.close()
+
+
+@pytest.fixture
+def api(emulator: Emulator) -> Api:
+    session = requests.Session()
+    base_url = mount(session, emulator, BASE_URL, sleep=lambda seconds: None)
+    return Api(session, base_url, emulator)
+
+
+def raw_card(number: str = "4111111111111111", **overrides: Any) -> dict[str, Any]:
+    card = {
+        "number": number,
+        "exp_month": "12",
+        "exp_year": "2030",
+        "security_code": "123",
+        "holder": dict(HOLDER),
+    }
+    card.update(overrides)
+    return card
+
+
+def charge_payload(card: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
+    """One ``charges[]`` entry; ``capture``/``store``/``installments`` go into payment_method."""
+    method: dict[str, Any] = {"type": "CREDIT_CARD", "installments": 1, "capture": True}
+    for key in ("capture", "store", "installments", "soft_descriptor", "type"):
+        if key in overrides:
+            method[key] = overrides.pop(key)
+    method["card"] = raw_card() if card is None else card
+    charge: dict[str, Any] = {
+        "reference_id": "ch-00001",
+        "description": "Pedido ex-00001",
+        "amount": {"value": 500, "currency": "BRL"},
+        "payment_method": method,
+    }
+    charge.update(overrides)
+    return charge
+
+
+def order_payload(**overrides: Any) -> dict[str, Any]:
+    """The sample's order (no charges unless given)."""
+    order: dict[str, Any] = {
+        "reference_id": "ex-00001",
+        "customer": copy.deepcopy(CUSTOMER),
+        "items": copy.deepcopy(ITEMS),
+        "shipping": copy.deepcopy(SHIPPING),
+        "notification_urls": [NOTIFY_URL],
+    }
+    order.update(overrides)
+    return {key: value for key, value in order.items() if value is not None}
+
+
+def error_of(response: requests.Response) -> dict[str, str]:
+    """The first ``error_messages`` entry of a provider error."""
+    assert response.headers["Content-Type"].startswith("application/json"), response.text
+    return response.json()["error_messages"][0]
