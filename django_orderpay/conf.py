@@ -267,10 +267,12 @@ def unknown_keys() -> list[str]:
 
 
 class _LazySettings:
-    """``orderpay_settings.timeout``: each attribute read resolves the settings afresh."""
+    """``orderpay_settings.timeout`` (or ``.TIMEOUT``): each read resolves the settings afresh."""
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(get_settings(), name)
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(get_settings(), name.lower())
 
     def __dir__(self) -> list[str]:
         return list(OrderPaySettings.__dataclass_fields__)

@@ -16,8 +16,19 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 
+def _rebuild(cls: type[OrderPayError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class OrderPayError(Exception):
     """The root of every error this package raises on purpose."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only attributes survive pickling (a task queue, a process pool).
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
 
 
 class ConfigurationError(OrderPayError, ImproperlyConfigured):
@@ -159,7 +170,7 @@ class ProviderUnavailable(ProviderError):
     many requests were sent.
     """
 
-    def __init__(self, message: str, *, reason: str, attempts: int = 1, **kwargs: Any) -> None:
+    def __init__(self, message: str, *, reason: str = "", attempts: int = 1, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.reason = reason
         self.attempts = attempts

@@ -565,3 +565,15 @@ def test_redact_masks_secrets_by_key_and_by_look():
     assert redact_text("Bearer abc.def", ()) == f"Bearer {MASK}"
     assert redact_text("token tok-1 seen", ("tok-1",)) == f"token {MASK} seen"
     assert redact_text("order 12345678909") == "order 12345678909"  # a CPF is not a card
+
+
+def test_provider_errors_survive_pickling(session, client):
+    import pickle
+
+    inject(session, "http_502", 4)
+    with pytest.raises(ProviderUnavailable) as caught:
+        client.get_order("ORDE_00000000-0000-0000-0000-000000000000")
+    copy = pickle.loads(pickle.dumps(caught.value))
+    assert type(copy) is ProviderUnavailable
+    assert (copy.status, copy.attempts, copy.reason) == (502, 4, caught.value.reason)
+    assert str(copy) == str(caught.value)

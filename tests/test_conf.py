@@ -129,6 +129,7 @@ def test_a_key_set_to_none_falls_back_to_the_environment(monkeypatch):
 def test_settings_are_read_lazily_on_every_access(monkeypatch):
     with override_settings(ORDERPAY={"TOKEN": "first"}):
         assert orderpay_settings.token == "first"
+        assert orderpay_settings.TOKEN == "first"
         with override_settings(ORDERPAY={"TOKEN": "second", "TIMEOUT": 3}):
             assert orderpay_settings.token == "second"
             assert orderpay_settings.timeout == 3.0

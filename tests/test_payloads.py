@@ -636,3 +636,13 @@ def test_a_dict_with_a_raw_sandbox_card_keeps_it_out_of_errors():
         validate_order_dict(body)
     assert caught.value.paths == [f"{CARD}.exp_month"]
     assert SANDBOX_VISA not in str(caught.value)
+
+
+def test_a_validation_error_survives_pickling():
+    import pickle
+
+    with pytest.raises(ValidationError) as caught:
+        PayRequest([]).to_dict()
+    copy = pickle.loads(pickle.dumps(caught.value))
+    assert copy.errors == caught.value.errors
+    assert str(copy) == str(caught.value)

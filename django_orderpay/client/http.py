@@ -216,7 +216,9 @@ class ProviderHttp:
             "idempotency_key": key,
         }
         if failure is None:
-            logger.info(
+            level = logging.INFO if status is not None and status < 400 else logging.WARNING
+            logger.log(
+                level,
                 "%s %s -> %s in %.0f ms (attempt %d, idempotency key %s)",
                 method, path, status, elapsed_ms, attempt, key,
                 extra={"orderpay": fields},
