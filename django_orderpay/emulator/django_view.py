@@ -1,15 +1,16 @@
 """The emulator behind a Django view: one process-wide emulator for a project's URLconf.
 
 Only this module (and ``urls``) may touch Django; the core knows nothing of it.
-Settings: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a mapping
-token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the emulator's
-default token; ``ORDERPAY["EMULATOR_NOTIFY_DELAY"]`` (seconds, default 0).
+Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
+mapping token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the
+emulator's default token (read through ``django_orderpay.conf``).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +19,8 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
+
+from django_orderpay.conf import get_settings
 
 from .core import Emulator
 from .http import Request, Response
@@ -29,15 +32,10 @@ _lock = threading.Lock()
 _emulator: Emulator | None = None
 
 
-def _emulator_options() -> dict[str, Any]:
-    conf = getattr(settings, "ORDERPAY", None) or {}
-    tokens = conf.get("EMULATOR_TOKENS")
-    if not tokens and conf.get("TOKEN"):
-        tokens = [conf["TOKEN"]]
-    return {
-        "tokens": tokens or None,
-        "notify_delay": float(conf.get("EMULATOR_NOTIFY_DELAY", 0.0)),
-    }
+def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
+    # conf applies the environment fallbacks and the [TOKEN] default.
+    tokens = get_settings(strict=False).emulator_tokens
+    return tokens or None
 
 
 def get_emulator() -> Emulator:
@@ -45,7 +43,7 @@ def get_emulator() -> Emulator:
     global _emulator
     with _lock:
         if _emulator is None:
-            _emulator = Emulator(**_emulator_options())
+            _emulator = Emulator(_emulator_tokens())
         return _emulator
 
 
