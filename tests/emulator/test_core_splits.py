@@ -1,0 +1,177 @@
+"""Splits through HTTP: pay with FIXED and PERCENTAGE splits, the SPLIT link and the record."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.emulator.core_support import (
+    ACCOUNT_A,
+    ACCOUNT_B,
+    ACCOUNT_C,
+    BASE_URL,
+    SPLIT_ID,
+    TIMESTAMP,
+    TOKEN_B,
+    charge_payload,
+    error_of,
+    order_payload,
+    raw_card,
+)
+
+
+def receivers(*pairs):
+    return [{"account": {"id": account}, "amount": {"value": value}} for account, value in pairs]
+
+
+SAMPLE_SPLITS = {
+    "method": "FIXED",
+    "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_B, "3000")),
+}
+
+
+def split_charge(splits, card=None):
+    charge = charge_payload(card, splits=splits)
+    charge["amount"] = {"value": 10000, "currency": "BRL"}
+    charge["reference_id"], charge["description"] = "ch-2", "Marketplace"
+    return charge
+
+
+def pay_split(api, splits, card=None):
+    order = api.create_order()
+    return api.post(f"/orders/{order['id']}/pay", {"charges": [split_charge(splits, card)]})
+
+
+def test_pay_with_a_fixed_split_links_the_split_record(api):
+    response = pay_split(api, SAMPLE_SPLITS)
+
+    assert response.status_code == 201
+    charge = response.json()["charges"][0]
+    assert charge["status"] == "PAID"
+    split_link = charge["links"][-1]
+    assert [link["rel"] for link in charge["links"]] == ["SELF", "CHARGE.CANCEL", "SPLIT"]
+    split_id = split_link["href"].rsplit("/", 1)[1]
+    assert SPLIT_ID.match(split_id)
+    assert split_link == {
+        "rel": "SPLIT",
+        "href": f"{BASE_URL}/splits/{split_id}",
+        "media": "application/json",
+        "type": "GET",
+    }
+
+    record = api.get(split_link["href"])
+
+    assert record.status_code == 200
+    split = record.json()
+    assert split["id"] == split_id
+    assert split["method"] == "FIXED"
+    assert split["status"] == "COMPLETED"
+    assert TIMESTAMP.match(split["created_at"])
+    assert split["receivers"] == [
+        {"type": "PRIMARY", "account": {"id": ACCOUNT_A}, "amount": {"value": 7000}},
+        {"type": "SECONDARY", "account": {"id": ACCOUNT_B}, "amount": {"value": 3000}},
+    ]
+    assert split["links"] == [
+        {
+            "rel": "SELF",
+            "href": f"{BASE_URL}/splits/{split_id}",
+            "media": "application/json",
+            "type": "GET",
+        }
+    ]
+
+
+def test_percentage_split_with_integer_values(api):
+    splits = {
+        "method": "PERCENTAGE",
+        "receivers": receivers((ACCOUNT_A, 50), (ACCOUNT_B, 30), (ACCOUNT_C, 20)),
+    }
+
+    charge = pay_split(api, splits).json()["charges"][0]
+    split = api.get(charge["links"][-1]["href"]).json()
+
+    assert split["method"] == "PERCENTAGE"
+    assert [r["amount"]["value"] for r in split["receivers"]] == [50, 30, 20]
+
+
+def test_split_on_a_one_step_create(api):
+    response = api.post("/orders", order_payload(charges=[split_charge(SAMPLE_SPLITS)]))
+
+    assert response.status_code == 201
+    assert response.json()["charges"][0]["links"][-1]["rel"] == "SPLIT"
+
+
+def test_split_of_a_refunded_charge_is_canceled_and_of_a_declined_one_too(api):
+    paid = pay_split(api, SAMPLE_SPLITS).json()["charges"][0]
+    api.post(f"/charges/{paid['id']}/cancel", {"amount": {"value": 10000}})
+    declined = pay_split(api, SAMPLE_SPLITS, raw_card("4929291898380766")).json()["charges"][0]
+
+    assert api.get(paid["links"][-1]["href"]).json()["status"] == "CANCELED"
+    assert declined["links"][-1]["rel"] == "SPLIT"
+    assert api.get(declined["links"][-1]["href"]).json()["status"] == "CANCELED"
+
+
+def test_splits_are_private_to_their_merchant(api):
+    charge = pay_split(api, SAMPLE_SPLITS).json()["charges"][0]
+
+    response = api.get(charge["links"][-1]["href"], token=TOKEN_B)
+
+    assert response.status_code == 404
+    assert error_of(response) == {"code": "NOT_FOUND", "description": "split not found"}
+
+
+def test_unknown_split_is_404(api):
+    assert api.get("/splits/SPLI_00000000-0000-0000-0000-000000000000").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("splits", "parameter_name"),
+    [
+        ({**SAMPLE_SPLITS, "method": "EQUAL"}, "splits.method"),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_B, "2000"))},
+            "splits.receivers.amount.value",
+        ),
+        (
+            {"method": "PERCENTAGE", "receivers": receivers((ACCOUNT_A, 50), (ACCOUNT_B, 40))},
+            "splits.receivers.amount.value",
+        ),
+        ({"method": "FIXED", "receivers": receivers((ACCOUNT_A, "10000"))}, "splits.receivers"),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_B, "7000"), (ACCOUNT_C, "3000"))},
+            "splits.receivers",
+        ),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_A, "3000"))},
+            "splits.receivers[1].account.id",
+        ),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "7000"), ("ACCO_x", "3000"))},
+            "splits.receivers[1].account.id",
+        ),
+        ("FIXED", "splits"),
+    ],
+)
+def test_invalid_splits_are_40002_naming_the_field(api, splits, parameter_name):
+    response = pay_split(api, splits)
+
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == "40002"
+    assert error["parameter_name"] == f"charges[0].{parameter_name}"
+
+
+def test_a_liable_receiver_is_refused_with_recurring(api):
+    splits = {
+        "method": "FIXED",
+        "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_B, "3000")),
+    }
+    splits["receivers"][1]["configurations"] = {"liable": True}
+    charge = split_charge(splits)
+    charge["recurring"] = {"type": "INITIAL"}
+    order = api.create_order()
+
+    response = api.post(f"/orders/{order['id']}/pay", {"charges": [charge]})
+
+    assert error_of(response)["parameter_name"] == (
+        "charges[0].splits.receivers[1].configurations.liable"
+    )
