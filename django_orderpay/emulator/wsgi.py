@@ -260,7 +260,10 @@ def serving(
 ) -> Iterator[EmulatorServer]:
     """Serve ``app`` in a background thread for the duration of the block."""
     server = make_server(app, host, port, quiet=quiet)
-    thread = threading.Thread(target=server.serve_forever, name="orderpay-emulator", daemon=True)
+    # A short poll interval so leaving the block (shutdown) takes milliseconds, not half a second.
+    thread = threading.Thread(
+        target=server.serve_forever, args=(0.05,), name="orderpay-emulator", daemon=True
+    )
     thread.start()
     try:
         yield server

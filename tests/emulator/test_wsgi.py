@@ -1,0 +1,263 @@
+"""The WSGI adapter: over real HTTP (wsgiref in a thread) and as a bare WSGI callable."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+from wsgiref.util import setup_testing_defaults
+
+import pytest
+import requests
+
+from django_orderpay.emulator import Emulator
+from django_orderpay.emulator.wsgi import (
+    ConnectionDropped,
+    EmulatorServer,
+    make_wsgi_app,
+    serving,
+)
+from tests.emulator.core_support import (
+    ORDER_ID,
+    TOKEN_A,
+    charge_payload,
+    error_of,
+    order_payload,
+)
+
+AUTH = {"Authorization": f"Bearer {TOKEN_A}"}
+
+
+@pytest.fixture
+def server(emulator: Emulator) -> Iterator[EmulatorServer]:
+    with serving(make_wsgi_app(emulator)) as server:
+        yield server
+
+
+def inject(server: EmulatorServer, **fault: Any) -> None:
+    response = requests.post(f"{server.url}/_emulator/faults", json=fault, timeout=5)
+    assert response.status_code == 201, response.text
+
+
+def order_ids(server: EmulatorServer) -> list[str]:
+    return requests.get(f"{server.url}/_emulator/orders", timeout=5).json()["orders"]
+
+
+class Answer:
+    """What a WSGI app answered when called directly."""
+
+    status: str
+    headers: list[tuple[str, str]]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def call_app(app: Any, method: str, path: str, body: bytes = b"", **environ: str) -> Answer:
+    """Call ``app`` as a WSGI server would, with wsgiref's testing defaults."""
+    env: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "wsgi.input": io.BytesIO(body),
+        "CONTENT_LENGTH": str(len(body)) if body else "",
+        "HTTP_AUTHORIZATION": f"Bearer {TOKEN_A}",
+        **environ,
+    }
+    setup_testing_defaults(env)
+    answer = Answer()
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        answer.status, answer.headers = status, headers
+        return lambda data: None
+
+    answer.body = b"".join(app(env, start_response))
+    return answer
+
+
+def test_create_and_get_an_order_over_http(server):
+    payload = order_payload(charges=[charge_payload()])
+
+    created = requests.post(f"{server.url}/orders", json=payload, headers=AUTH, timeout=5)
+
+    assert created.status_code == 201
+    assert created.headers["Content-Type"] == "application/json"
+    order = created.json()
+    assert ORDER_ID.match(order["id"])
+    assert order["charges"][0]["status"] == "PAID"
+    # hrefs are absolute on the URL the client used
+    assert order["links"][0]["href"] == f"{server.url}/orders/{order['id']}"
+    fetched = requests.get(order["links"][0]["href"], headers=AUTH, timeout=5)
+    assert fetched.status_code == 200
+    assert fetched.json()["id"] == order["id"]
+
+
+def test_server_url_names_the_bound_port(server):
+    port = server.server_address[1]
+    assert server.url == f"http://127.0.0.1:{port}"
+    assert port != 0
+
+
+def test_headers_reach_the_core_idempotency_key_included(server):
+    headers = {**AUTH, "x-idempotency-key": "wsgi-1"}
+    first = requests.post(f"{server.url}/orders", json=order_payload(), headers=headers, timeout=5)
+    again = requests.post(f"{server.url}/orders", json=order_payload(), headers=headers, timeout=5)
+    other = requests.post(
+        f"{server.url}/orders",
+        json=order_payload(reference_id="ex-00002"),
+        headers=headers,
+        timeout=5,
+    )
+
+    assert again.json()["id"] == first.json()["id"]
+    assert other.status_code == 409
+    assert error_of(other)["code"] == "40005"
+
+
+def test_a_request_without_content_type_is_refused_naming_the_body(server):
+    response = requests.post(
+        f"{server.url}/orders", data=json.dumps(order_payload()), headers=AUTH, timeout=5
+    )
+
+    assert response.status_code == 400
+    assert error_of(response)["parameter_name"] == "body"
+
+
+def test_a_missing_token_is_401(server):
+    response = requests.get(f"{server.url}/public-keys/card", timeout=5)
+
+    assert response.status_code == 401
+    assert error_of(response)["code"] == "UNAUTHORIZED"
+
+
+def test_the_sdk_script_is_served_as_javascript(server):
+    response = requests.get(f"{server.url}/sdk/pagseguro.js", timeout=5)
+
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "application/javascript"
+    assert "PagSeguro" in response.text
+
+
+def test_a_body_over_one_mebibyte_gets_413_naming_the_body(server):
+    response = requests.post(
+        f"{server.url}/orders",
+        data=b"{" + b" " * (1024 * 1024) + b"}",
+        headers={**AUTH, "Content-Type": "application/json"},
+        timeout=10,
+    )
+
+    assert response.status_code == 413
+    assert error_of(response) == {
+        "code": "40002",
+        "description": "request body larger than 1048576 bytes",
+        "parameter_name": "body",
+    }
+    assert order_ids(server) == []
+
+
+def test_an_unparsable_content_length_is_400_naming_it(emulator):
+    answer = call_app(
+        make_wsgi_app(emulator), "POST", "/orders", CONTENT_LENGTH="12abc", CONTENT_TYPE="x"
+    )
+
+    assert answer.status == "400 Bad Request"
+    assert answer.json()["error_messages"][0]["parameter_name"] == "Content-Length"
+
+
+def test_path_and_links_are_relative_to_script_name(emulator):
+    app = make_wsgi_app(emulator)
+    body = json.dumps(order_payload()).encode()
+
+    created = call_app(
+        app,
+        "POST",
+        "/orders",
+        body,
+        SCRIPT_NAME="/shop/emulator",
+        CONTENT_TYPE="application/json",
+        HTTP_HOST="shop.example.com",
+        **{"wsgi.url_scheme": "https"},
+    )
+
+    assert created.status == "201 Created"
+    order = created.json()
+    assert order["links"][0]["href"] == (
+        f"https://shop.example.com/shop/emulator/orders/{order['id']}"
+    )
+    assert ("Content-Length", str(len(created.body))) in created.headers
+
+
+def test_a_delay_past_the_client_timeout_is_a_read_timeout_after_the_work(server):
+    inject(server, kind="timeout", delay=3)
+    headers = {**AUTH, "x-idempotency-key": "wsgi-slow"}
+    payload = order_payload(charges=[charge_payload()])
+
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        requests.post(f"{server.url}/orders", json=payload, headers=headers, timeout=(5, 0.3))
+
+    # The core did the work before the adapter started waiting.
+    [order_id] = order_ids(server)
+    retry = requests.post(f"{server.url}/orders", json=payload, headers=headers, timeout=5)
+    assert retry.status_code == 201
+    assert retry.json()["id"] == order_id
+
+
+def test_a_delay_within_the_timeout_is_answered(server):
+    inject(server, kind="timeout", delay=0.1)
+
+    response = requests.post(f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5)
+
+    assert response.status_code == 201
+
+
+def test_a_reset_drops_the_connection_without_an_http_answer(server):
+    inject(server, kind="reset")
+
+    with pytest.raises(requests.exceptions.ConnectionError) as caught:
+        requests.post(f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5)
+
+    assert not isinstance(caught.value, requests.exceptions.Timeout)
+    assert order_ids(server) == []
+    assert (
+        requests.post(
+            f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5
+        ).status_code
+        == 201
+    )
+
+
+def test_a_reset_reads_as_a_tcp_reset_on_a_raw_socket(server):
+    inject(server, kind="reset")
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=5) as sock:
+        sock.sendall(
+            b"GET /public-keys/card HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\n\r\n"
+        )
+        with pytest.raises(ConnectionResetError):
+            while sock.recv(1024):
+                pass
+
+
+def test_under_a_server_without_the_drop_hook_a_reset_raises(emulator):
+    emulator.faults.inject("reset")
+
+    with pytest.raises(ConnectionDropped):
+        call_app(make_wsgi_app(emulator), "GET", "/public-keys/card")
+
+
+def test_concurrent_requests_are_served(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def create(n: int) -> int:
+        payload = order_payload(reference_id=f"ex-{n:05d}")
+        return requests.post(
+            f"{server.url}/orders", json=payload, headers=AUTH, timeout=10
+        ).status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(create, range(16)))
+
+    assert statuses == [201] * 16
+    assert len(order_ids(server)) == 16
