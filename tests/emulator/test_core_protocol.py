@@ -1,0 +1,333 @@
+"""The wire protocol through HTTP: auth, routing, bodies, idempotency, public keys, the SDK."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+import requests
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import load_der_public_key
+
+from django_orderpay.emulator import DEFAULT_TOKEN, Emulator, account_for
+from django_orderpay.emulator.transport import mount
+from tests.emulator.core_support import (
+    ACCOUNT_A,
+    ACCOUNT_B,
+    ACCOUNT_ID,
+    TOKEN_B,
+    charge_payload,
+    error_of,
+    order_payload,
+)
+
+UNAUTHORIZED = {
+    "error_messages": [
+        {"code": "UNAUTHORIZED", "description": "Invalid credential. Review AUTHORIZATION header"}
+    ]
+}
+
+
+def order_count(api):
+    return len(api.get("/_emulator/orders").json()["orders"])
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic token-merchant-a"}],
+)
+def test_provider_endpoints_need_a_valid_bearer_token(api, headers):
+    create = api.session.post(api.url("/orders"), json=order_payload(), headers=headers)
+    get = api.session.get(api.url("/orders/ORDE_X"), headers=headers)
+    key = api.session.get(api.url("/public-keys/card"), headers=headers)
+
+    for response in (create, get, key):
+        assert response.status_code == 401
+        assert response.json() == UNAUTHORIZED
+    assert order_count(api) == 0
+
+
+def test_each_token_is_its_own_merchant(api):
+    order = api.create_order()
+
+    assert api.get(f"/orders/{order['id']}", token=TOKEN_B).status_code == 404
+    accounts = api.get("/_emulator/accounts").json()["accounts"]
+    assert [account["id"] for account in accounts] == [ACCOUNT_A, ACCOUNT_B]
+    assert accounts[0]["token_hint"] == "...nt-a"
+
+
+def test_tokens_without_accounts_get_stable_generated_ones():
+    emulator = Emulator(["shop-one", "shop-two"])
+    default = Emulator()
+    try:
+        session = requests.Session()
+        base = mount(session, emulator)
+        accounts = session.get(f"{base}/_emulator/accounts").json()["accounts"]
+        ids = [account["id"] for account in accounts]
+        assert ids == [account_for("shop-one"), account_for("shop-two")]
+        assert all(ACCOUNT_ID.match(account) for account in ids)
+        assert len(set(ids)) == 2
+        assert default.accounts == {DEFAULT_TOKEN: account_for(DEFAULT_TOKEN)}
+        mount(session, default, "http://default.test")
+        response = session.get(
+            "http://default.test/public-keys/card",
+            headers={"Authorization": f"Bearer {DEFAULT_TOKEN}"},
+        )
+        assert response.status_code == 200
+    finally:
+        emulator.close()
+        default.close()
+
+
+def test_unknown_path_is_404_in_the_provider_shape(api):
+    response = api.get("/nothing/here")
+
+    assert response.status_code == 404
+    assert error_of(response) == {"code": "NOT_FOUND", "description": "resource not found"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("GET", "/orders", "POST"),
+        ("DELETE", "/orders/ORDE_X", "GET"),
+        ("GET", "/charges/CHAR_X/capture", "POST"),
+        ("PUT", "/_emulator/clock", "GET, POST"),
+    ],
+)
+def test_wrong_method_is_405_in_the_provider_shape(api, method, path, allowed):
+    response = api.request(method, path)
+
+    assert response.status_code == 405
+    assert error_of(response)["code"] == "METHOD_NOT_ALLOWED"
+    assert response.headers["Allow"] == allowed
+
+
+def test_a_trailing_slash_is_tolerated(api):
+    order = api.create_order()
+
+    assert api.get(f"/orders/{order['id']}/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type", "description"),
+    [
+        (b'{"reference_id": "x"}', "text/plain", "content_type_must_be_application_json"),
+        (b'{"reference_id": "x"}', None, "content_type_must_be_application_json"),
+        (b"{not json", "application/json", "body_must_be_json"),
+        (b"\xff\xfe", "application/json", "body_must_be_json"),
+        (b"[1, 2]", "application/json", "body_must_be_a_json_object"),
+        (b'"order"', "application/json", "body_must_be_a_json_object"),
+        (b"null", "application/json", "body_must_be_a_json_object"),
+        (b"", "application/json", "body_must_be_json"),
+        (b"[" * 100_000, "application/json", "body_must_be_json"),
+    ],
+)
+def test_a_body_that_is_not_a_json_object_is_40002_naming_the_body(
+    api, data, content_type, description
+):
+    headers = {"Content-Type": content_type} if content_type else {}
+
+    response = api.post("/orders", data=data, headers=headers)
+
+    assert response.status_code == 400
+    assert error_of(response) == {
+        "code": "40002",
+        "description": description,
+        "parameter_name": "body",
+    }
+
+
+def test_json_with_a_charset_is_accepted(api):
+    body = json.dumps(order_payload()).encode()
+
+    response = api.post(
+        "/orders", data=body, headers={"Content-Type": "application/json; charset=utf-8"}
+    )
+
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("overrides", "parameter_name", "code"),
+    [
+        ({"customer": None}, "customer", "40001"),
+        ({"customer": ["Jose"]}, "customer", "40002"),
+        ({"customer": {"name": "Jose", "email": "jose@example.com"}}, "customer.tax_id", "40001"),
+        ({"items": None}, "items", "40001"),
+        ({"items": "Camiseta"}, "items", "40002"),
+        (
+            {"items": [{"name": "x", "quantity": 1.5, "unit_amount": 1}]},
+            "items[0].quantity",
+            "40002",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 1, "unit_amount": True}]},
+            "items[0].unit_amount",
+            "40002",
+        ),
+        ({"shipping": {"address": {}}}, "shipping.address.street", "40001"),
+        ({"shipping": []}, "shipping", "40002"),
+        ({"notification_urls": "https://x.example.com"}, "notification_urls", "40002"),
+        ({"notification_urls": ["ftp://x"]}, "notification_urls[0]", "40002"),
+        ({"reference_id": 12}, "reference_id", "40002"),
+        ({"reference_id": "x" * 65}, "reference_id", "40002"),
+        ({"status": "PAID"}, "status", "40003"),
+        ({"charges": []}, "charges", "40002"),
+        ({"charges": {}}, "charges", "40002"),
+        ({"charges": ["card"]}, "charges[0]", "40002"),
+        ({"charges": [charge_payload(amount={"value": 5.5})]}, "charges[0].amount.value", "40002"),
+        ({"charges": [charge_payload(amount=None)]}, "charges[0].amount", "40001"),
+        ({"charges": [charge_payload(amount={"value": 0})]}, "charges[0].amount.value", "40002"),
+        (
+            {"charges": [charge_payload(amount={"value": 1_000_000_000})]},
+            "charges[0].amount.value",
+            "40002",
+        ),
+        (
+            {"charges": [charge_payload(type="BOLETO")]},
+            "charges[0].payment_method.type",
+            "40002",
+        ),
+        (
+            {"charges": [charge_payload(installments=13)]},
+            "charges[0].payment_method.installments",
+            "40002",
+        ),
+        (
+            {"charges": [charge_payload(capture="true")]},
+            "charges[0].payment_method.capture",
+            "40002",
+        ),
+        (
+            {"charges": [charge_payload(soft_descriptor="X" * 18)]},
+            "charges[0].payment_method.soft_descriptor",
+            "40002",
+        ),
+        (
+            {"charges": [charge_payload(recurring={"type": "FIRST"})]},
+            "charges[0].recurring.type",
+            "40002",
+        ),
+        ({"charges": [charge_payload(recurring=[])]}, "charges[0].recurring", "40002"),
+        ({"charges": [charge_payload(payment_method=None)]}, "charges[0].payment_method", "40001"),
+        ({"charges": [charge_payload(metadata={})]}, "charges[0].metadata", "40003"),
+    ],
+)
+def test_malformed_orders_are_4xx_naming_the_field_never_500(api, overrides, parameter_name, code):
+    response = api.post("/orders", order_payload(**overrides))
+
+    assert response.status_code == 400
+    error = error_of(response)
+    assert (error["code"], error["parameter_name"]) == (code, parameter_name)
+    assert order_count(api) == 0
+
+
+def test_same_idempotency_key_and_body_answers_the_first_response_and_does_nothing_again(api):
+    body = order_payload(charges=[charge_payload()])
+    headers = {"x-idempotency-key": "order-ex-00001"}
+
+    first = api.post("/orders", body, headers=headers)
+    reordered = json.dumps(dict(reversed(list(body.items())))).encode()
+    second = api.post(
+        "/orders", data=reordered, headers={**headers, "Content-Type": "application/json"}
+    )
+
+    assert first.status_code == second.status_code == 201
+    assert second.content == first.content
+    assert order_count(api) == 1
+
+
+def test_same_idempotency_key_with_another_body_is_409_40005(api):
+    headers = {"x-idempotency-key": "order-ex-00001"}
+    api.post("/orders", order_payload(), headers=headers)
+
+    response = api.post("/orders", order_payload(reference_id="ex-00002"), headers=headers)
+    other_path = api.post("/public-keys", {"type": "card"}, headers=headers)
+
+    assert response.status_code == other_path.status_code == 409
+    assert response.json() == {
+        "error_messages": [{"code": "40005", "description": "idempotency_key_in_use"}]
+    }
+    assert order_count(api) == 1
+
+
+def test_idempotency_keys_belong_to_one_merchant(api):
+    headers = {"x-idempotency-key": "shared-key"}
+
+    first = api.post("/orders", order_payload(), headers=headers)
+    second = api.post("/orders", order_payload(), headers=headers, token=TOKEN_B)
+
+    assert first.status_code == second.status_code == 201
+    assert first.json()["id"] != second.json()["id"]
+    assert order_count(api) == 2
+
+
+def test_without_a_key_each_call_acts(api):
+    api.post("/orders", order_payload())
+    api.post("/orders", order_payload())
+
+    assert order_count(api) == 2
+
+
+def test_a_repeated_capture_with_its_key_answers_the_capture_again(api):
+    order = api.create_order(charges=[charge_payload(capture=False)])
+    capture = f"/charges/{order['charges'][0]['id']}/capture"
+    headers = {"x-idempotency-key": "capture-1"}
+
+    first = api.post(capture, {"amount": {"value": 500}}, headers=headers)
+    second = api.post(capture, {"amount": {"value": 500}}, headers=headers)
+
+    assert first.status_code == second.status_code == 201
+    assert second.json() == first.json()
+
+
+def test_an_error_answer_is_remembered_too(api):
+    headers = {"x-idempotency-key": "bad-order"}
+
+    first = api.post("/orders", order_payload(customer=None), headers=headers)
+    second = api.post("/orders", order_payload(customer=None), headers=headers)
+
+    assert first.status_code == second.status_code == 400
+    assert second.content == first.content
+
+
+def test_public_key_is_an_rsa_2048_der_spki_in_base64(api, emulator):
+    created = api.post("/public-keys", {"type": "card"})
+    fetched = api.get("/public-keys/card")
+
+    assert created.status_code == fetched.status_code == 200
+    assert created.json() == fetched.json()
+    body = created.json()
+    assert list(body) == ["public_key", "created_at"]
+    assert body["public_key"] == emulator.public_key
+    key = load_der_public_key(base64.b64decode(body["public_key"], validate=True))
+    assert isinstance(key, rsa.RSAPublicKey) and key.key_size == 2048
+    assert isinstance(body["created_at"], int) and body["created_at"] > 1_600_000_000_000
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "parameter_name"),
+    [
+        ({}, "40001", "type"),
+        ({"type": "boleto"}, "40002", "type"),
+        ({"kind": "card"}, "40003", "kind"),
+    ],
+)
+def test_public_key_type_is_checked(api, body, code, parameter_name):
+    response = api.post("/public-keys", body)
+
+    assert response.status_code == 400
+    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
+        code,
+        parameter_name,
+    )
+
+
+def test_the_sdk_script_is_served_as_javascript_without_a_token(api):
+    response = api.get("/sdk/pagseguro.js", token=None)
+
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "application/javascript"
+    assert b"encryptCard" in response.content
