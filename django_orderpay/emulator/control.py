@@ -98,8 +98,10 @@ def move_clock(state: State, call: Call) -> Response:
     reject_unknown(call.payload, {"advance_seconds", "now"}, "")
     advance = _number(call.payload, "advance_seconds")
     moment = require_str(call.payload, "now", "", optional=True)
-    if (advance is None) == (moment is None):
+    if advance is None and moment is None:
         raise errors.required("advance_seconds")
+    if advance is not None and moment is not None:
+        raise errors.invalid("now", "give_either_advance_seconds_or_now")
     if advance is not None:
         state.clock.advance(advance)
     else:
