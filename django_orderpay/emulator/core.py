@@ -53,6 +53,9 @@ class Route:
     handler: Handler
     access: str = MERCHANT
     body_optional: bool = False
+    #: False for a control call that waits on the notifier: a shop's handler
+    #: may call the emulator back while it is being notified.
+    locked: bool = True
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -75,7 +78,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/pagpay/download", pagpay.download_page, SIMULATOR),
     Route("POST", "/_emulator/reset", control.reset, CONTROL, True),
     Route("GET", "/_emulator/notifications", control.list_notifications, CONTROL),
-    Route("POST", "/_emulator/notifications/flush", control.flush_notifications, CONTROL, True),
+    Route(
+        "POST", "/_emulator/notifications/flush", control.flush_notifications, CONTROL, True, False
+    ),
     Route("POST", "/_emulator/notifications/drop", control.drop_notifications, CONTROL),
     Route("POST", "/_emulator/charges/{id}/resolve", control.resolve_charge, CONTROL),
     Route("GET", "/_emulator/clock", control.get_clock, CONTROL),
@@ -206,6 +211,8 @@ class Emulator:
             return response
         route, match = chosen
         if route.access == CONTROL:
+            if not route.locked:
+                return self._serve(route, request, match.groups())
             with self._lock:
                 return self._serve(route, request, match.groups())
         fault = self.faults.take(path)

@@ -204,3 +204,26 @@ def test_the_default_sender_posts_to_a_real_http_server(shop_server):
         assert json.loads(body)["id"] == order["id"]
     finally:
         emulator.close()
+
+
+def test_a_shop_that_fetches_the_order_while_notified_does_not_block_the_flush():
+    fetched = []
+    holder = {}
+
+    def fetching_sender(url, body, headers):
+        # What the official plugins do: re-fetch the order instead of trusting the body.
+        fetched.append(holder["api"].get(f"/orders/{json.loads(body)['id']}").status_code)
+        return 200
+
+    emulator = Emulator([TOKEN_A], notification_sender=fetching_sender)
+    try:
+        session = requests.Session()
+        holder["api"] = api = Api(session, mount(session, emulator), emulator)
+        api.create_order(charges=[charge_payload()])
+
+        response = api.post("/_emulator/notifications/flush", {"timeout": 5})
+
+        assert response.json()["flushed"] is True
+        assert fetched == [200]
+    finally:
+        emulator.close()

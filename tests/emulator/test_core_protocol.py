@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+from datetime import datetime
 
 import pytest
 import requests
@@ -11,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from django_orderpay.emulator import DEFAULT_TOKEN, Emulator, account_for
+from django_orderpay.emulator.clock import Clock
 from django_orderpay.emulator.transport import mount
 from tests.emulator.core_support import (
     ACCOUNT_A,
@@ -331,3 +334,31 @@ def test_the_sdk_script_is_served_as_javascript_without_a_token(api):
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "application/javascript"
     assert b"encryptCard" in response.content
+
+
+class NaiveClock(Clock):
+    """A clock that breaks the emulator's contract (naive datetimes): a bug, not bad input."""
+
+    def now(self):
+        return datetime(2030, 1, 1, 12, 0)
+
+
+def test_a_bug_of_ours_is_a_logged_500_in_the_error_shape_without_request_data(caplog):
+    emulator = Emulator([DEFAULT_TOKEN], clock=NaiveClock())
+    try:
+        session = requests.Session()
+        base = mount(session, emulator)
+        body = order_payload(charges=[charge_payload()])
+        with caplog.at_level(logging.ERROR, logger="django_orderpay.emulator"):
+            response = session.post(
+                f"{base}/orders", json=body, headers={"Authorization": f"Bearer {DEFAULT_TOKEN}"}
+            )
+    finally:
+        emulator.close()
+
+    assert response.status_code == 500
+    assert response.json() == {
+        "error_messages": [{"code": "50000", "description": "internal_server_error"}]
+    }
+    assert "emulator failed on POST /orders" in caplog.text
+    assert "4111111111111111" not in caplog.text and DEFAULT_TOKEN not in caplog.text
