@@ -71,12 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         emulator.close()
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    signal.signal(signal.SIGTERM, _stop)
-    print(f"Emulator listening on {server.url}", flush=True)
-    for token, account in emulator.accounts.items():
-        print(f"  token {_shown_token(token)} -> account {account}", flush=True)
-    print("Press Ctrl-C to stop.", flush=True)
     try:
+        signal.signal(signal.SIGTERM, _stop)
+        print(f"Emulator listening on {server.url}", flush=True)
+        for token, account in emulator.accounts.items():
+            print(f"  token {_shown_token(token)} -> account {account}", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
         server.serve_forever()
     except (KeyboardInterrupt, _Stop):
         print("Emulator stopped.", flush=True)
