@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("emulator/", include("django_orderpay.emulator.urls")),
 ]
