@@ -1,1 +1,255 @@
-"""pytest plugin for shops' own tests (registered through the pytest11 entry point)."""
+"""pytest plugin for shops' own tests (registered through the ``pytest11`` entry point).
+
+The ``orderpay_emulator`` fixture gives a test the provider's emulator served
+over real HTTP on 127.0.0.1, reset before the test, with ``ORDERPAY`` pointed
+at it. See ``docs/testing.md``.
+
+Nothing here imports Django models or reads settings at import time: pytest
+loads entry-point plugins before Django is set up.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+    from django.test import Client
+
+    from django_orderpay.emulator import Emulator
+    from django_orderpay.emulator.wsgi import EmulatorServer
+
+__all__ = ["ControlPlaneError", "Delivery", "OrderPayEmulator", "orderpay_emulator"]
+
+#: The bearer token the fixture's emulator accepts (and ``ORDERPAY['TOKEN']`` is set to).
+EMULATOR_TOKEN = "emulator-token"
+CONTROL_PREFIX = "/_emulator"
+CONTROL_TIMEOUT = 10.0
+
+
+class ControlPlaneError(AssertionError):
+    """The emulator's control plane refused a call (a test's own mistake, so an assertion)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One notification attempt made through the Django test client."""
+
+    url: str
+    status: int
+    response: HttpResponse
+
+
+class _Target:
+    """The client one ``deliver_notifications`` call posts through, and what came of it."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.attempts: list[Delivery] = []
+        self.error: Exception | None = None
+
+
+class OrderPayEmulator:
+    """The emulator a test talks to: the core, its URL and token, and its control plane.
+
+    ``emulator`` is the core :class:`~django_orderpay.emulator.Emulator`,
+    ``base_url`` its root (``http://127.0.0.1:PORT``), ``token`` the
+    merchant's bearer token and ``account_id`` that merchant's ``ACCO_`` id.
+    """
+
+    def __init__(self, emulator: Emulator, server: EmulatorServer, token: str) -> None:
+        self.emulator = emulator
+        self.server = server
+        self.base_url = server.url
+        self.token = token
+        self.account_id = emulator.accounts[token]
+        self._session = requests.Session()
+        # Only deliver_notifications() binds a client: a flush from elsewhere
+        # (the control plane, served in the server's thread) posts for real.
+        self._local = threading.local()
+
+    def __repr__(self) -> str:
+        return f"<OrderPayEmulator {self.base_url}>"
+
+    # --- settings ---------------------------------------------------------------
+
+    def settings_overrides(self) -> dict[str, Any]:
+        """What the fixture puts into ``ORDERPAY`` (over the project's own keys)."""
+        return {
+            "ENVIRONMENT": "emulator",
+            "EMULATOR_URL": self.base_url,
+            "BASE_URL": self.base_url,
+            "SDK_URL": self.base_url + "/sdk/pagseguro.js",
+            "SIMULATION_URL": self.base_url,
+            "TOKEN": self.token,
+            # A sandbox key in the project's settings would not decrypt here.
+            "PUBLIC_KEY": self.emulator.public_key,
+            "NOTIFICATION_TOKENS": [self.token],
+            "EMULATOR_TOKENS": [self.token],
+        }
+
+    # --- control plane ----------------------------------------------------------
+
+    def control(self, method: str, path: str, json: Any = None) -> Any:
+        """Call ``/_emulator/<path>`` (``"reset"``, ``"/faults"`` or ``"/_emulator/orders"``).
+
+        Answers the parsed JSON; raises :class:`ControlPlaneError` with the
+        emulator's answer when it is not a 2xx.
+        """
+        if not path.startswith(CONTROL_PREFIX + "/"):
+            path = CONTROL_PREFIX + "/" + path.lstrip("/")
+        response = self._session.request(
+            method.upper(), self.base_url + path, json=json, timeout=CONTROL_TIMEOUT
+        )
+        if not response.ok:
+            raise ControlPlaneError(
+                f"{method.upper()} {path} answered {response.status_code}: {response.text}"
+            )
+        return response.json() if response.content else None
+
+    def reset(self) -> None:
+        """Forget every order, charge, card, delivery and fault; the clock back to real time."""
+        self.control("POST", "reset")
+
+    def order_ids(self) -> list[str]:
+        """Every order the emulator holds (``GET /_emulator/orders``), oldest first."""
+        return list(self.control("GET", "orders")["orders"])
+
+    def inject_fault(self, kind: str, count: int = 1, **options: Any) -> None:
+        """Queue a fault (``timeout``, ``reset``, ``http_500``...) for the next ``count`` calls."""
+        self.control("POST", "faults", {"kind": kind, "count": count, **options})
+
+    def resolve_charge(self, charge_id: str, status: str) -> dict[str, Any]:
+        """End an ``IN_ANALYSIS`` charge with ``PAID`` or ``DECLINED``; the charge JSON."""
+        return self.control("POST", f"charges/{charge_id}/resolve", {"status": status})
+
+    # --- notifications ----------------------------------------------------------
+
+    def notifications(self) -> list[dict[str, Any]]:
+        """Every notification the emulator queued, oldest first, with its attempts."""
+        return self.emulator.notifier.deliveries()
+
+    def deliver_notifications(self, client: Client | None = None) -> list[Delivery]:
+        """POST every pending notification through ``client`` (a Django test ``Client``).
+
+        Each goes to the path (and query) of its notification URL, with the
+        provider's headers, in this thread: the view runs inside the test's
+        transaction and sees its rows. A delivery the view answers with a
+        non-2xx is retried at once, as the provider retries, up to five more
+        times. Answers every attempt made, in order. An exception raised by
+        the view stops the deliveries and is raised here.
+        """
+        if client is None:
+            from django.test import Client
+
+            client = Client()
+        target = _Target(client)
+        self._local.target = target
+        try:
+            self.emulator.notifier.flush()
+        finally:
+            self._local.target = None
+        if target.error is not None:
+            raise target.error
+        return target.attempts
+
+    def send_notification(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """The emulator's notification sender: the bound test client, else a real POST."""
+        target: _Target | None = getattr(self._local, "target", None)
+        if target is None:
+            from django_orderpay.emulator.notifier import post_with_requests
+
+            return post_with_requests(url, body, headers)
+        if target.error is not None:
+            return 500  # the test fails with the view's error; send nothing more
+        parts = urlsplit(url)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        extra = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        try:
+            response = target.client.post(
+                path,
+                data=body,
+                content_type=headers.get("Content-Type", "application/json"),
+                headers=extra,
+                secure=parts.scheme == "https",
+            )
+        except Exception as exc:  # the notifier would swallow it: keep it for the test
+            target.error = exc
+            return 500
+        target.attempts.append(Delivery(url, response.status_code, response))
+        return response.status_code
+
+    def close(self) -> None:
+        self._session.close()
+
+
+def _clear_caches() -> None:
+    """Forget the cached public key and this thread's HTTP client."""
+    from django_orderpay.services.keys import clear_public_key_cache
+
+    clear_public_key_cache()
+    from django_orderpay import client as client_module
+
+    cached = client_module._local.__dict__.pop("client", None)
+    if cached is not None:
+        cached[1].close()
+
+
+@pytest.fixture(scope="session")
+def _orderpay_emulator_server() -> Iterator[OrderPayEmulator]:
+    """One emulator for the whole session, served by a threading WSGI server on 127.0.0.1."""
+    from django_orderpay.emulator import Emulator
+    from django_orderpay.emulator.wsgi import make_server, make_wsgi_app
+
+    holder: list[OrderPayEmulator] = []
+
+    def sender(url: str, body: bytes, headers: dict[str, str]) -> int:
+        return holder[0].send_notification(url, body, headers)
+
+    emulator = Emulator([EMULATOR_TOKEN], notification_sender=sender, notify_in_background=False)
+    server = make_server(make_wsgi_app(emulator), "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(
+        target=server.serve_forever, name="orderpay-emulator-fixture", daemon=True
+    )
+    thread.start()
+    handle = OrderPayEmulator(emulator, server, EMULATOR_TOKEN)
+    holder.append(handle)
+    try:
+        yield handle
+    finally:
+        handle.close()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+        emulator.close()
+
+
+@pytest.fixture
+def orderpay_emulator(
+    _orderpay_emulator_server: OrderPayEmulator, settings: Any
+) -> Iterator[OrderPayEmulator]:
+    """The provider's emulator over HTTP, reset for this test, with ``ORDERPAY`` pointed at it.
+
+    ``ORDERPAY`` keeps the project's other keys; ENVIRONMENT, the URLs,
+    TOKEN, PUBLIC_KEY, NOTIFICATION_TOKENS and EMULATOR_TOKENS are the
+    emulator's for the test. Notifications wait until
+    ``orderpay_emulator.deliver_notifications(client)``.
+    """
+    handle = _orderpay_emulator_server
+    handle.reset()
+    settings.ORDERPAY = {
+        **(getattr(settings, "ORDERPAY", None) or {}),
+        **handle.settings_overrides(),
+    }
+    _clear_caches()
+    try:
+        yield handle
+    finally:
+        _clear_caches()

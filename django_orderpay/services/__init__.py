@@ -1,0 +1,33 @@
+"""What a shop calls: create, pay, capture, cancel, refresh, split, stored cards, deeplinks.
+
+Every service validates its body through :mod:`django_orderpay.payloads`,
+calls the provider through :mod:`django_orderpay.client` with an explicit or
+derived idempotency key, and mirrors the answer through
+:mod:`django_orderpay.sync` (source ``api``) before returning, so the local
+copy is right before any notification arrives. A declined charge is not an
+exception: it comes back with status ``DECLINED``. See ``docs/services.md``.
+"""
+
+from __future__ import annotations
+
+from .cards import CardTokenNotOwned, pay_with_card_token, token_charge
+from .charges import cancel_charge, capture_charge
+from .deeplinks import simulate_deeplink_payment
+from .keys import clear_public_key_cache, get_public_key
+from .orders import create_order, pay_order, refresh_order
+from .splits import get_split
+
+__all__ = [
+    "CardTokenNotOwned",
+    "cancel_charge",
+    "capture_charge",
+    "clear_public_key_cache",
+    "create_order",
+    "get_public_key",
+    "get_split",
+    "pay_order",
+    "pay_with_card_token",
+    "refresh_order",
+    "simulate_deeplink_payment",
+    "token_charge",
+]

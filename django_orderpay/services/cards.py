@@ -1,0 +1,103 @@
+"""Paying with a stored card: its token alone, and only by its owner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+
+from django_orderpay import payloads
+from django_orderpay.client import OrderPayClient
+from django_orderpay.exceptions import FieldError, OrderPayError, ValidationError
+from django_orderpay.models import CardToken, Order
+
+from .orders import pay_order
+
+
+class CardTokenNotOwned(OrderPayError, PermissionDenied):
+    """A stored card was offered by someone other than its owner.
+
+    A ``PermissionDenied``, so a Django or DRF view that lets it through
+    answers 403. Raised before any call to the provider.
+    """
+
+
+def _check_owner(card_token: CardToken, user: Any) -> None:
+    authenticated = user is not None and getattr(user, "is_authenticated", False)
+    if not authenticated or card_token.user_id is None or card_token.user_id != user.pk:
+        # The message names the token, never whose it is.
+        raise CardTokenNotOwned(f"card {card_token.provider_id} is not this user's stored card")
+
+
+def token_charge(
+    order: Order,
+    card_token: CardToken,
+    *,
+    amount: int | None = None,
+    installments: int = 1,
+    security_code: str | None = None,
+    capture: bool = True,
+    subsequent_recurrence: bool = False,
+) -> payloads.Charge:
+    """The charge that pays ``order`` with ``card_token`` alone (no owner check).
+
+    ``amount`` None is the order's items total. With ``subsequent_recurrence``
+    the charge is the next payment of the token's Elo recurrence:
+    ``recurring`` SUBSEQUENT with the token's ``brand_reference_id`` and
+    initial amount, and no security code (the official plugin sends none).
+    """
+    value = order.items_total if amount is None else amount
+    recurring = None
+    if subsequent_recurrence:
+        if not card_token.has_recurrence or not card_token.initial_amount:
+            raise ValidationError(
+                [FieldError("recurring.recurrence_id", "this stored card has no recurrence")]
+            )
+        if security_code is not None:
+            raise ValidationError(
+                [FieldError("card.security_code", "is not sent with a subsequent recurrence")]
+            )
+        recurring = payloads.Recurring.subsequent(
+            card_token.brand_reference_id, card_token.initial_amount
+        )
+    return payloads.Charge(
+        amount=payloads.Amount(value),
+        payment_method=payloads.PaymentMethod(
+            card=payloads.Card.token(card_token.provider_id, security_code=security_code),
+            installments=installments,
+            capture=capture,
+        ),
+        reference_id=order.reference_id or None,
+        recurring=recurring,
+    )
+
+
+def pay_with_card_token(
+    order: Order,
+    card_token: CardToken,
+    *,
+    user: Any,
+    amount: int | None = None,
+    installments: int = 1,
+    security_code: str | None = None,
+    capture: bool = True,
+    subsequent_recurrence: bool = False,
+    client: OrderPayClient | None = None,
+) -> Order:
+    """Pay ``order`` with a stored card; only the card's owner (``user``) may.
+
+    Raises :class:`CardTokenNotOwned` (no call made) when ``user`` is not the
+    token's owner. Otherwise builds the charge from the token (see
+    :func:`token_charge`) and pays through :func:`~.orders.pay_order`.
+    """
+    _check_owner(card_token, user)
+    charge = token_charge(
+        order,
+        card_token,
+        amount=amount,
+        installments=installments,
+        security_code=security_code,
+        capture=capture,
+        subsequent_recurrence=subsequent_recurrence,
+    )
+    return pay_order(order, [charge], client=client)

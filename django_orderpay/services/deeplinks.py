@@ -1,0 +1,41 @@
+"""Paying a deeplink order through the sandbox's (or the emulator's) payment simulator."""
+
+from __future__ import annotations
+
+from django_orderpay.client import OrderPayClient
+from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.models import ChangeSource, Deeplink, Order
+from django_orderpay.sync import sync_charge
+
+from ._common import client_or_default
+
+
+def simulate_deeplink_payment(
+    order: Order,
+    *,
+    status: str | None = None,
+    card_number: str | None = None,
+    client: OrderPayClient | None = None,
+) -> Order:
+    """Pay ``order``'s deeplink as its payer would in the app (sandbox and emulator only).
+
+    Give ``status`` (``"PAID"`` or ``"DECLINED"``: a balance payment) or
+    ``card_number`` (a test card). The answered charge is mirrored onto the
+    order, which is answered refreshed. Outside the sandbox and the emulator
+    the client raises ``ConfigurationError``.
+    """
+    if (status is None) == (card_number is None):
+        raise ValidationError([FieldError("status", "give status or card_number, not both")])
+    deeplink = Deeplink.objects.filter(order=order).first()
+    if deeplink is None:
+        raise ValidationError(
+            [FieldError("deep_links", f"order {order.provider_id} has no deeplink")]
+        )
+    api = client_or_default(client)
+    if status is not None:
+        answer = api.simulate_deeplink_balance(deeplink.deeplink_id, status)
+    else:
+        answer = api.simulate_deeplink_credit_card(deeplink.deeplink_id, card_number or "")
+    sync_charge(answer, source=ChangeSource.API, order=order)
+    order.refresh_from_db()
+    return order

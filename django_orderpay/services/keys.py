@@ -1,0 +1,60 @@
+"""The card-encryption public key: configured, or fetched once and cached."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+
+from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import ProviderError
+
+#: How long a fetched key is reused. The provider keeps one key per merchant;
+#: a day bounds how long a rotated key could go unnoticed.
+PUBLIC_KEY_TTL = 24 * 60 * 60.0
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, str], tuple[str, float]] = {}
+
+
+def get_public_key(*, client: OrderPayClient | None = None) -> str:
+    """The merchant's public key (base64 DER) for ``PagSeguro.encryptCard``.
+
+    ``ORDERPAY['PUBLIC_KEY']`` when set; otherwise fetched from
+    ``/public-keys`` and cached per base URL and token for
+    :data:`PUBLIC_KEY_TTL` seconds. An explicit ``client`` always fetches.
+    """
+    if client is not None:
+        return _fetch(client)
+    conf = get_settings()
+    if conf.public_key:
+        return conf.public_key
+    # The token itself must not sit in a long-lived structure: its digest does.
+    token_digest = hashlib.sha256((conf.token or "").encode()).hexdigest()
+    cache_key = (conf.base_url, token_digest)
+    now = time.monotonic()
+    with _lock:
+        cached = _cache.get(cache_key)
+    if cached is not None and cached[1] > now:
+        return cached[0]
+    key = _fetch(get_client())
+    with _lock:
+        _cache[cache_key] = (key, now + PUBLIC_KEY_TTL)
+    return key
+
+
+def _fetch(client: OrderPayClient) -> str:
+    answer = client.get_public_key()
+    key = answer.get("public_key") if isinstance(answer, dict) else None
+    if not isinstance(key, str) or not key:
+        raise ProviderError(
+            "the provider's public key answer has no public_key", method="POST", path="/public-keys"
+        )
+    return key
+
+
+def clear_public_key_cache() -> None:
+    """Forget every fetched key (tests; or after the provider rotated the key)."""
+    with _lock:
+        _cache.clear()
