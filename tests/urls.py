@@ -6,4 +6,5 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("emulator/", include("django_orderpay.emulator.urls")),
+    path("orderpay/", include("django_orderpay.urls")),
 ]

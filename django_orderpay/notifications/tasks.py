@@ -1,0 +1,72 @@
+"""Background processing through Django's tasks framework (``NOTIFICATION_BACKGROUND``).
+
+``django.tasks`` on Django 6, the ``django-tasks`` backport (``django_tasks``)
+on Django 5.2: the same API. The view records a delivery and enqueues
+:func:`process_notification` with its id; the worker runs :func:`run_delivery`, which calls
+:func:`~django_orderpay.notifications.processing.process_delivery`. The
+task takes an id, not the row: arguments must be JSON, and the worker must
+read the delivery as it is when it runs. A failure is in the delivery log
+like any other, and also fails the task, so the backend's own result shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_orderpay.exceptions import ConfigurationError, OrderPayError
+from django_orderpay.models import DeliveryOutcome, NotificationDelivery
+
+try:  # Django 6
+    from django.tasks import task as _task
+except ImportError:  # Django 5.2 with the backport, or neither
+    try:
+        from django_tasks import task as _task
+    except ImportError:
+        _task = None
+
+TASKS_AVAILABLE = _task is not None
+
+
+class DeliveryFailed(OrderPayError):
+    """A delivery processed in the background failed (its error is in the delivery log)."""
+
+
+def run_delivery(delivery_id: int) -> str:
+    """Process the recorded delivery ``delivery_id``; its outcome, or raise if it failed."""
+    from .processing import process_delivery
+
+    delivery = NotificationDelivery.objects.filter(pk=delivery_id).first()
+    if delivery is None:
+        return "missing"  # pruned before a worker got to it
+    result = process_delivery(delivery)
+    if result.outcome == DeliveryOutcome.FAILED:
+        raise DeliveryFailed(
+            f"notification delivery {delivery_id} failed: {delivery.error or result.detail}"
+        )
+    return result.outcome
+
+
+if _task is not None:
+    # Decorated at module level under its own name: a worker finds the task
+    # by its dotted path (``django_orderpay.notifications.tasks.process_notification``).
+    @_task
+    def process_notification(delivery_id: int) -> str:
+        """The task: :func:`run_delivery` in a worker."""
+        return run_delivery(delivery_id)
+
+else:
+    process_notification: Any = None
+
+
+def enqueue_delivery(delivery: NotificationDelivery) -> Any:
+    """Enqueue the processing of ``delivery``; the task framework's result.
+
+    Raises :class:`~django_orderpay.exceptions.ConfigurationError` when neither
+    ``django.tasks`` nor ``django_tasks`` can be imported.
+    """
+    if process_notification is None:
+        raise ConfigurationError(
+            "ORDERPAY['NOTIFICATION_BACKGROUND'] needs Django's tasks framework: Django 6, "
+            "or the django-tasks package on Django 5.2 (pip install 'django-orderpay[tasks]')."
+        )
+    return process_notification.enqueue(delivery.pk)

@@ -1,0 +1,228 @@
+"""Is this request a notification from the provider? Small checks that run in order.
+
+Each check looks at the :class:`Incoming` request and either passes or
+raises :class:`Rejected` with the HTTP status to answer and the field at
+fault, the way django-anymail's webhook validators do: a shop can add its
+own (an IP allow-list, say) by extending :data:`DEFAULT_CHECKS` on a
+subclass of the view. :func:`verify` runs them, then reads the body as an
+Order and names the order it is about.
+
+Nothing here touches the database or the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from django_orderpay import cardcrypto
+from django_orderpay.conf import get_settings
+
+logger = logging.getLogger("django_orderpay.notifications")
+
+AUTHENTICITY_HEADER: Final = "x-authenticity-token"
+JSON_MEDIA_TYPE: Final = "application/json"
+#: The provider's notifications are a few kilobytes; anything near this is not one.
+DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
+_ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
+
+
+class Rejected(Exception):
+    """The request is not a notification we accept; answer ``status``.
+
+    ``code`` is a stable machine-readable reason, ``field`` the header or
+    body field at fault, ``valid`` what the authenticity check concluded
+    (``None`` when it did not run or is configured off).
+    """
+
+    def __init__(
+        self, status: int, code: str, message: str, *, field: str = "", valid: bool | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.valid = valid
+
+    def as_dict(self) -> dict[str, str]:
+        """The answer's ``error`` object."""
+        error = {"code": self.code, "message": self.message}
+        if self.field:
+            error["field"] = self.field
+        return error
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the checks enforce, read from ``ORDERPAY`` (tokens never in a repr)."""
+
+    tokens: tuple[str, ...] = field(repr=False)
+    verify: bool = True
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+
+    @classmethod
+    def from_settings(cls, *, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> Policy:
+        conf = get_settings()
+        return cls(
+            tokens=conf.notification_tokens,
+            verify=conf.notification_verify,
+            max_body_size=max_body_size,
+        )
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A request as it arrived: the raw body bytes and the headers (names in any case)."""
+
+    body: bytes = field(repr=False)
+    headers: Mapping[str, str] = field(repr=False)
+    content_type: str = ""
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), None)
+
+    @property
+    def dedupe_key(self) -> str:
+        """The same bytes are the same delivery: hex SHA-256 of the raw body."""
+        return hashlib.sha256(self.body).hexdigest()
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A request that passed every check: its body as JSON and the order it names.
+
+    ``valid`` is True when the ``x-authenticity-token`` matched a configured
+    token, None when verification is configured off (so the body must not
+    be trusted).
+    """
+
+    payload: dict[str, Any] = field(repr=False)
+    order_id: str
+    valid: bool | None
+
+
+Check = Callable[[Incoming, Policy], None]
+
+
+def too_large(size: int, policy: Policy) -> Rejected:
+    return Rejected(
+        413,
+        "body_too_large",
+        f"the body of {size} bytes is larger than the {policy.max_body_size}-byte limit",
+        field="body",
+    )
+
+
+def check_declared_size(content_length: int | None, policy: Policy) -> None:
+    """Refuse a body whose ``Content-Length`` is over the limit, before reading it."""
+    if content_length is not None and content_length > policy.max_body_size:
+        raise too_large(content_length, policy)
+
+
+def check_body_size(incoming: Incoming, policy: Policy) -> None:
+    """Refuse a body over the limit (one that arrived without a ``Content-Length``)."""
+    if len(incoming.body) > policy.max_body_size:
+        raise too_large(len(incoming.body), policy)
+
+
+def check_content_type(incoming: Incoming, policy: Policy) -> None:
+    """The provider posts ``application/json``; anything else is not a notification."""
+    media_type = incoming.content_type.split(";", 1)[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        shown = media_type or "none"
+        raise Rejected(
+            415,
+            "unsupported_media_type",
+            f"Content-Type must be {JSON_MEDIA_TYPE}, not {shown}",
+            field="Content-Type",
+        )
+
+
+def token_matches(tokens: Sequence[str], body: bytes, given: str) -> bool:
+    """Whether ``given`` is the authenticity token of ``body`` for any of ``tokens``.
+
+    Compared in constant time, and against every token (no early exit), so the
+    answer's timing says nothing about which token or how much of it matched.
+    """
+    given_bytes = given.strip().lower().encode("utf-8", "replace")
+    matched = False
+    for token in tokens:
+        expected = cardcrypto.authenticity_token(token, body).encode()
+        matched |= hmac.compare_digest(expected, given_bytes)
+    return matched
+
+
+def check_authenticity(incoming: Incoming, policy: Policy) -> None:
+    """``x-authenticity-token`` must be sha256(token + "-" + body) for a configured token."""
+    if not policy.verify:
+        return
+    given = incoming.header(AUTHENTICITY_HEADER)
+    if not given:
+        raise Rejected(
+            401,
+            "missing_authenticity_token",
+            f"the {AUTHENTICITY_HEADER} header is missing",
+            field=AUTHENTICITY_HEADER,
+            valid=False,
+        )
+    if not policy.tokens:
+        logger.error(
+            "notification refused: NOTIFICATION_VERIFY is on but no NOTIFICATION_TOKENS "
+            "(nor TOKEN) is configured"
+        )
+    if not token_matches(policy.tokens, incoming.body, given):
+        raise Rejected(
+            401,
+            "invalid_authenticity_token",
+            f"the {AUTHENTICITY_HEADER} header does not match the body",
+            field=AUTHENTICITY_HEADER,
+            valid=False,
+        )
+
+
+#: Run in this order; the first to fail decides the answer. Authenticity comes
+#: before the body is parsed, so nobody without a token learns how we parse.
+DEFAULT_CHECKS: tuple[Check, ...] = (check_body_size, check_content_type, check_authenticity)
+
+
+def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any], str]:
+    """The body as an Order JSON object and its ``ORDE_`` id; :class:`Rejected` (400) if not."""
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        raise Rejected(
+            400, "invalid_json", "the body is not valid JSON", field="body", valid=valid
+        ) from None
+    if not isinstance(payload, dict):
+        raise Rejected(
+            400,
+            "invalid_body",
+            "the body must be a JSON object (an Order)",
+            field="body",
+            valid=valid,
+        )
+    order_id = payload.get("id")
+    if not isinstance(order_id, str) or not _ORDER_ID.fullmatch(order_id):
+        raise Rejected(
+            400, "invalid_order_id", "must be the order's ORDE_ id", field="id", valid=valid
+        )
+    return payload, order_id
+
+
+def verify(
+    incoming: Incoming, policy: Policy, checks: Sequence[Check] = DEFAULT_CHECKS
+) -> Verified:
+    """Run ``checks``, then read the body; :class:`Rejected` at the first problem."""
+    for check in checks:
+        check(incoming, policy)
+    valid = True if policy.verify else None
+    payload, order_id = read_order(incoming.body, valid=valid)
+    return Verified(payload=payload, order_id=order_id, valid=valid)

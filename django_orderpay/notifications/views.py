@@ -1,0 +1,210 @@
+"""The endpoint the provider POSTs notifications to (``notification_urls``).
+
+Order of work, each step for a reason:
+
+1. ``Content-Length`` over the limit: refuse (413) before reading a byte.
+2. Read the raw body (``request.body``) before anything parses it: the
+   authenticity token is a digest of these exact bytes.
+3. Run the checks (:mod:`.verification`): size, content type, token.
+4. Record the delivery (:mod:`.recording`), whatever the verdict, in a
+   transaction of its own.
+5. Process it (:mod:`.processing`), or enqueue it (``NOTIFICATION_BACKGROUND``).
+
+Answers are JSON and never a traceback: 2xx when the provider should stop
+(processed, duplicate, ignored, received for background processing), 4xx
+for a request that is not a notification we accept, 500 when processing
+failed and a retry may succeed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.db import transaction
+from django.http import HttpRequest, UnreadablePostError
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from django_orderpay.conf import get_settings
+from django_orderpay.models import DeliveryOutcome, NotificationDelivery
+from django_orderpay.sync import sync_transaction
+
+from . import recording
+from .processing import Result, process_delivery
+from .verification import (
+    DEFAULT_CHECKS,
+    DEFAULT_MAX_BODY_SIZE,
+    Check,
+    Incoming,
+    Policy,
+    Rejected,
+    check_declared_size,
+    read_order,
+    too_large,
+    verify,
+)
+
+logger = logging.getLogger("django_orderpay.notifications")
+
+
+class JSONOnly(BaseContentNegotiation):
+    """Always answer JSON, whatever ``Accept`` says: the provider only reads the status."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Request, renderers: Any, format_suffix: Any = None) -> Any:
+        return (renderers[0], renderers[0].media_type)
+
+
+def _content_length(request: HttpRequest) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _order_id_hint(body: bytes) -> str:
+    """The order a refused body names, if it names one: a clue for whoever reads the log."""
+    try:
+        return read_order(body)[1]
+    except Rejected:
+        return ""
+
+
+class NotificationView(APIView):
+    """Receive, verify, record and process one provider notification.
+
+    Subclass to change ``checks`` (add your own, e.g. an IP allow-list) or
+    ``max_body_size`` (bytes, default 1 MiB), or pass them to ``as_view()``.
+    """
+
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = ()
+    # No parsers: nothing but this view reads the body, and only as raw bytes.
+    parser_classes = ()
+    renderer_classes = (JSONRenderer,)
+    content_negotiation_class = JSONOnly
+
+    checks: tuple[Check, ...] = DEFAULT_CHECKS
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        # The delivery log must commit on its own even under ATOMIC_REQUESTS:
+        # a request-wide transaction would take it down with a failed processing.
+        return transaction.non_atomic_requests(super().as_view(**initkwargs))
+
+    def post(self, request: Request) -> Response:
+        try:
+            return self.receive(request._request)
+        except Exception:
+            # Only a bug of ours (or the database gone) gets here. The
+            # provider retries a 500; the log line has the traceback.
+            logger.exception("notification view failed before it could answer")
+            return Response(
+                {
+                    "outcome": DeliveryOutcome.FAILED,
+                    "error": {"code": "internal_error", "message": "retry later"},
+                },
+                status=500,
+            )
+
+    def receive(self, request: HttpRequest) -> Response:
+        """Steps 1 to 5 of the module's docstring."""
+        policy = Policy.from_settings(max_body_size=self.max_body_size)
+        headers = dict(request.headers)
+        content_type = request.META.get("CONTENT_TYPE", "")
+        common: dict[str, Any] = {
+            "headers": headers,
+            "remote_addr": recording.client_address(request.META),
+            "content_type": content_type,
+            "secrets": policy.tokens,
+        }
+        body = b""
+        try:
+            check_declared_size(_content_length(request), policy)
+            body = self.read_body(request, policy)
+            verified = verify(Incoming(body, headers, content_type), policy, self.checks)
+        except Rejected as rejected:
+            delivery = recording.record_delivery(
+                body=body,
+                valid=rejected.valid,
+                outcome=DeliveryOutcome.REJECTED,
+                order_provider_id=_order_id_hint(body),
+                error=f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected),
+                **common,
+            )
+            logger.info(
+                "notification %s refused: %s (%s)", delivery.pk, rejected.code, rejected.status
+            )
+            return self.answer(delivery, DeliveryOutcome.REJECTED, rejected.status, rejected)
+        delivery = recording.record_delivery(
+            body=body,
+            valid=verified.valid,
+            order_provider_id=verified.order_id,
+            dedupe_key=Incoming(body, headers).dedupe_key,
+            **common,
+        )
+        if get_settings().notification_background:
+            return self.enqueue(delivery, policy)
+        result = process_delivery(delivery)
+        return self.answer_result(delivery, result)
+
+    def read_body(self, request: HttpRequest, policy: Policy) -> bytes:
+        """The raw body, as sent; :class:`Rejected` if it is too big or can't be read."""
+        try:
+            return request.body
+        except RequestDataTooBig:
+            # Django's own DATA_UPLOAD_MAX_MEMORY_SIZE is lower than our limit.
+            raise too_large(_content_length(request) or 0, policy) from None
+        except UnreadablePostError:
+            raise Rejected(
+                400, "unreadable_body", "the body could not be read", field="body"
+            ) from None
+
+    def enqueue(self, delivery: NotificationDelivery, policy: Policy) -> Response:
+        """Background mode: hand the recorded delivery to the task framework."""
+        from .tasks import enqueue_delivery
+
+        try:
+            enqueue_delivery(delivery)
+        except Exception as exc:
+            logger.exception("notification %s could not be enqueued", delivery.pk)
+            recording.record_failure(delivery, exc, policy.tokens)
+            return self.answer(delivery, DeliveryOutcome.FAILED, 500)
+        # A queue has not run it yet ("received"); the immediate backend (a
+        # development setup) has, and then the answer tells how it went.
+        with sync_transaction():
+            delivery.refresh_from_db(fields=["outcome", "error"])
+        return self.answer_result(delivery, Result.of(delivery.outcome, delivery.error))
+
+    def answer_result(self, delivery: NotificationDelivery, result: Result) -> Response:
+        error = None
+        if 400 <= result.http_status < 500:
+            error = Rejected(result.http_status, result.outcome, result.detail)
+        return self.answer(delivery, result.outcome, result.http_status, error)
+
+    def answer(
+        self,
+        delivery: NotificationDelivery,
+        outcome: str,
+        status: int,
+        error: Rejected | None = None,
+    ) -> Response:
+        body: dict[str, Any] = {"outcome": str(outcome), "delivery": delivery.pk}
+        if error is not None:
+            body["error"] = error.as_dict()
+        elif status >= 500:
+            body["error"] = {
+                "code": "processing_failed",
+                "message": "the delivery is logged; retry later",
+            }
+        return Response(body, status=status)
