@@ -1,0 +1,274 @@
+"""The checkout forms: a card encrypted in the browser, or a stored card, handed to the services.
+
+:class:`CardPaymentForm` receives only what ``checkout.js`` posts: the SDK's
+``encryptedCard`` (hidden field ``encrypted_card``), ``installments`` and
+``save_card``. The card's number, expiry, security code and holder are typed
+into inputs without a ``name`` (``{% orderpay_card_form %}``), so the browser
+never posts them. :class:`SavedCardForm` pays with one of the user's stored
+cards. Both have ``pay(order, amount)``, which calls the services and turns
+a refusal (bad input, provider error, provider unreachable) into form errors
+naming the field, so a view never shows a 500 for a customer's mistake.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils.translation import gettext_lazy as _
+
+from django_orderpay import payloads, rules, services
+from django_orderpay.exceptions import (
+    OrderPayError,
+    ProviderError,
+    ProviderUnavailable,
+    ValidationError,
+)
+from django_orderpay.models import CardToken, Order, format_cents
+from django_orderpay.widgets import EncryptedCardInput
+
+logger = logging.getLogger("django_orderpay.forms")
+
+#: An RSA ciphertext is as long as the key: 1024 to 4096 bits (the provider's is 2048).
+_CIPHERTEXT_BYTES = range(128, 513)
+
+#: The last part of a provider/builder field path -> the form field it came from.
+CARD_FORM_FIELDS: Mapping[str, str] = {
+    "card.encrypted": "encrypted_card",
+    "card.security_code": "encrypted_card",
+    "card.holder": "encrypted_card",
+    "card.holder.name": "encrypted_card",
+    "installments": "installments",
+    "store": "save_card",
+    "card.store": "save_card",
+}
+SAVED_CARD_FORM_FIELDS: Mapping[str, str] = {
+    "card.id": "card_token",
+    "installments": "installments",
+}
+
+UNAVAILABLE_MESSAGE = _(
+    "The payment service did not answer. Nothing was confirmed; please try again in a moment."
+)
+
+
+def installment_choices(max_installments: int, amount: int | None = None) -> list[tuple[int, str]]:
+    """``[(1, "1x R$ 100.00"), (2, "2x R$ 50.00"), ...]`` (labels without amounts if none given)."""
+    choices = []
+    for count in range(1, max_installments + 1):
+        if amount is None:
+            label = f"{count}x"
+        else:
+            share = -(-amount // count)  # rounded up: the buyer never sees less than is charged
+            label = f"{count}x {format_cents(share)}"
+        choices.append((count, label))
+    return choices
+
+
+def _field_for(path: str, fields: Mapping[str, str]) -> str | None:
+    """The form field of a path such as ``charges[0].payment_method.card.encrypted``."""
+    for suffix in sorted(fields, key=len, reverse=True):
+        if path == suffix or path.endswith("." + suffix):
+            return fields[suffix]
+    return None
+
+
+def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[str, str]) -> None:
+    """Record a refused payment on ``form``: on the field the error names, else on the form.
+
+    Messages name the field and say what to do; they carry nothing of the card
+    (the exceptions never do: see ``django_orderpay.exceptions``).
+    """
+    if isinstance(error, ValidationError):
+        problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]
+    elif isinstance(error, ProviderUnavailable):
+        logger.warning("payment not sent: provider unavailable (%s)", error.reason or error)
+        form.add_error(None, UNAVAILABLE_MESSAGE)
+        return
+    elif isinstance(error, ProviderError) and error.error_messages:
+        problems = [
+            (m.parameter_name or "", f"{m.description or 'refused'} ({m.code})")
+            for m in error.error_messages
+        ]
+    elif isinstance(error, ProviderError):
+        logger.warning("payment refused: %s", error)
+        detail = _("the payment service refused it (HTTP %(status)s)") % {"status": error.status}
+        problems = [("", str(detail))]
+    else:  # our own errors say what is wrong and never carry card data
+        problems = [("", str(error))]
+    for path, message in problems:
+        field = _field_for(path, fields)
+        if field is not None and field in form.fields:
+            form.add_error(field, _field_message(form, field, message))
+        else:
+            detail = f"{path}: {message}" if path else message
+            form.add_error(None, _("The payment was refused: %(detail)s") % {"detail": detail})
+
+
+def _field_message(form: forms.Form, field: str, detail: str) -> str:
+    label = form.fields[field].label or field
+    return _("%(label)s: %(detail)s") % {"label": label, "detail": detail}
+
+
+class CardPaymentForm(forms.Form):
+    """The encrypted card, the installments and "save this card" (for a logged-in user).
+
+    ``user`` (the paying user) decides whether ``save_card`` is offered: a
+    stored card belongs to a user, so an anonymous buyer is not offered one.
+    ``amount`` (cents) only labels the installment choices.
+    """
+
+    encrypted_card = forms.CharField(
+        label=_("Card"),
+        widget=EncryptedCardInput,
+        error_messages={
+            "required": _(
+                "The card was not encrypted: type the card details again "
+                "(this page needs JavaScript to protect them)."
+            )
+        },
+    )
+    installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
+    save_card = forms.BooleanField(label=_("Save this card for my next purchases"), required=False)
+
+    def __init__(
+        self,
+        *args: Any,
+        user: AbstractBaseUser | AnonymousUser | None = None,
+        amount: int | None = None,
+        max_installments: int = rules.MAX_INSTALLMENTS,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if not 1 <= max_installments <= rules.MAX_INSTALLMENTS:
+            raise ValueError(f"max_installments must be 1 to {rules.MAX_INSTALLMENTS}")
+        self.user = user
+        self.fields["installments"].choices = installment_choices(max_installments, amount)
+        if user is None or not user.is_authenticated:
+            del self.fields["save_card"]
+
+    def clean_encrypted_card(self) -> str:
+        value = "".join(self.cleaned_data["encrypted_card"].split())
+        try:
+            size = len(base64.b64decode(value, validate=True))
+        except (binascii.Error, ValueError):
+            size = 0
+        if size not in _CIPHERTEXT_BYTES:
+            raise forms.ValidationError(
+                _("The card was not encrypted correctly: type the card details again."),
+                code="invalid",
+            )
+        return value
+
+    @property
+    def stores_card(self) -> bool:
+        return bool(self.cleaned_data.get("save_card"))
+
+    def charge(
+        self,
+        amount: int,
+        *,
+        reference_id: str | None = None,
+        description: str | None = None,
+        capture: bool = True,
+        soft_descriptor: str | None = None,
+    ) -> payloads.Charge:
+        """The ``charges[]`` entry for this card (call after ``is_valid()``)."""
+        card = payloads.Card.from_encrypted(
+            self.cleaned_data["encrypted_card"], store=True if self.stores_card else None
+        )
+        method = payloads.PaymentMethod(
+            card=card,
+            installments=self.cleaned_data["installments"],
+            capture=capture,
+            soft_descriptor=soft_descriptor,
+        )
+        return payloads.Charge(
+            amount=amount,
+            payment_method=method,
+            reference_id=reference_id,
+            description=description,
+        )
+
+    def pay(self, order: Order, amount: int, **charge_options: Any) -> Order | None:
+        """Pay ``order`` with this card (``services.pay_order``); None if refused.
+
+        A refusal before any charge existed (invalid field, provider error,
+        provider unreachable) is added to the form's errors. A *declined*
+        charge is not a refusal: the order comes back with the charge DECLINED.
+        """
+        try:
+            return services.pay_order(order, [self.charge(amount, **charge_options)])
+        except OrderPayError as error:
+            add_payment_error(self, error, CARD_FORM_FIELDS)
+            return None
+
+
+class CardTokenChoiceField(forms.ModelChoiceField):
+    """A stored card, shown as its brand, last digits and expiry (never its token)."""
+
+    def label_from_instance(self, obj: CardToken) -> str:
+        brand = (obj.brand or _("card")).capitalize()
+        expiry = f" ({obj.exp_month}/{obj.exp_year})" if obj.exp_month and obj.exp_year else ""
+        return f"{brand} •••• {obj.last_digits}{expiry}"
+
+
+class SavedCardForm(forms.Form):
+    """Pay with one of ``user``'s stored cards; no card data is typed or posted.
+
+    The choices are the user's own tokens only (a token can be used only by
+    its owner), listed by their row id, so the ``CARD_`` id never reaches the
+    page.
+    """
+
+    card_token = CardTokenChoiceField(
+        label=_("Saved card"),
+        queryset=CardToken.objects.none(),
+        widget=forms.RadioSelect,
+        empty_label=None,
+        error_messages={"invalid_choice": _("Choose one of your saved cards.")},
+    )
+    installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
+
+    def __init__(
+        self,
+        *args: Any,
+        user: AbstractBaseUser | AnonymousUser,
+        amount: int | None = None,
+        max_installments: int = rules.MAX_INSTALLMENTS,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        tokens = CardToken.objects.none()
+        if user.is_authenticated:
+            tokens = CardToken.objects.filter(user=user).order_by("-created_at", "-pk")
+        self.fields["card_token"].queryset = tokens
+        self.fields["installments"].choices = installment_choices(max_installments, amount)
+
+    @property
+    def has_cards(self) -> bool:
+        return self.fields["card_token"].queryset.exists()
+
+    def pay(self, order: Order, amount: int, *, capture: bool = True) -> Order | None:
+        """Pay ``order`` with the chosen card (``services.pay_with_card_token``).
+
+        None when refused, with the reason added to the form's errors.
+        """
+        try:
+            return services.pay_with_card_token(
+                order,
+                self.cleaned_data["card_token"],
+                user=self.user,
+                amount=amount,
+                installments=self.cleaned_data["installments"],
+                capture=capture,
+            )
+        except OrderPayError as error:
+            add_payment_error(self, error, SAVED_CARD_FORM_FIELDS)
+            return None

@@ -1,0 +1,158 @@
+"""``{% load orderpay %}``: browser card encryption in a checkout template.
+
+- ``{% orderpay_sdk %}`` (before ``</body>``): the provider's SDK script for the
+  configured environment (the emulator's in emulator mode), then
+  ``django_orderpay/checkout.js``; ``{% orderpay_sdk checkout=False %}`` for
+  the SDK alone.
+- ``{% orderpay_public_key %}``: the merchant's public key (configured, else
+  fetched from the provider and cached).
+- ``{% orderpay_card_form form %}`` inside a ``<form method="post">``: the card
+  inputs (holder, number, expiry month and year, security code) *without*
+  ``name`` attributes, so the raw card cannot be posted, plus the fields of a
+  :class:`~django_orderpay.forms.CardPaymentForm` (the hidden encrypted card,
+  installments, "save this card") and their errors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from django import forms, template
+from django.templatetags.static import static
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from django_orderpay import services
+from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import OrderPayError
+
+register = template.Library()
+logger = logging.getLogger("django_orderpay.templatetags")
+
+CHECKOUT_SCRIPT = "django_orderpay/checkout.js"
+
+#: The card inputs: (field, label, input attributes). The field names are the
+#: SDK's error targets in checkout.js; none becomes an HTML ``name``.
+CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
+    (
+        "holder",
+        gettext_lazy("Name on the card"),
+        {"type": "text", "autocomplete": "cc-name", "maxlength": "30", "spellcheck": "false"},
+    ),
+    (
+        "number",
+        gettext_lazy("Card number"),
+        {"type": "text", "inputmode": "numeric", "autocomplete": "cc-number", "maxlength": "23"},
+    ),
+    (
+        "exp_month",
+        gettext_lazy("Expiry month (MM)"),
+        {
+            "type": "text",
+            "inputmode": "numeric",
+            "autocomplete": "cc-exp-month",
+            "maxlength": "2",
+            "placeholder": "MM",
+        },
+    ),
+    (
+        "exp_year",
+        gettext_lazy("Expiry year (YYYY)"),
+        {
+            "type": "text",
+            "inputmode": "numeric",
+            "autocomplete": "cc-exp-year",
+            "maxlength": "4",
+            "placeholder": "YYYY",
+        },
+    ),
+    (
+        "security_code",
+        gettext_lazy("Security code"),
+        {"type": "text", "inputmode": "numeric", "autocomplete": "cc-csc", "maxlength": "4"},
+    ),
+)
+
+
+def error_messages() -> dict[str, str]:
+    """What checkout.js shows for each SDK error code (and its own), in the active language."""
+    return {
+        "INVALID_NUMBER": _("Check the card number: 13 to 19 digits."),
+        "INVALID_SECURITY_CODE": _("Check the security code: 3 or 4 digits."),
+        "INVALID_EXPIRATION_MONTH": _("Check the expiry month: 01 to 12."),
+        "INVALID_EXPIRATION_YEAR": _("Check the expiry year: four digits, such as 2030."),
+        "INVALID_HOLDER": _("Type the name as printed on the card, letters only."),
+        "INVALID_PUBLIC_KEY": _("Card payments are unavailable right now; please try later."),
+        "SDK_MISSING": _("The card encryption script did not load; reload the page."),
+        "ENCRYPTION_FAILED": _("The card could not be encrypted; check the details."),
+    }
+
+
+def _public_key_or_empty() -> str:
+    """The public key, or "" when it cannot be had now (the page must still render)."""
+    try:
+        return services.get_public_key()
+    except OrderPayError as error:
+        # checkout.js then shows INVALID_PUBLIC_KEY; the cause goes to the log.
+        logger.warning("no card public key for the checkout page: %s", error)
+        return ""
+
+
+@register.simple_tag
+def orderpay_sdk(checkout: bool = True) -> SafeString:
+    """``<script>`` tags: the SDK of the configured environment, then checkout.js."""
+    tags = format_html('<script src="{}"></script>', get_settings().sdk_url)
+    if checkout:
+        tags += format_html('\n<script src="{}"></script>', static(CHECKOUT_SCRIPT))
+    return tags
+
+
+@register.simple_tag
+def orderpay_public_key() -> str:
+    """The merchant's public key for ``PagSeguro.encryptCard`` (autoescaped; base64)."""
+    return _public_key_or_empty()
+
+
+class _Input:
+    """One card input as the template renders it."""
+
+    def __init__(self, field: str, label: str, attrs: dict[str, str], prefix: str) -> None:
+        self.field = field
+        self.label = label
+        self.id = f"{prefix}-{field.replace('_', '-')}"
+        self.error_id = self.id + "-error"
+        self.attrs = attrs
+
+    def tag(self) -> SafeString:
+        attributes = " ".join(
+            format_html('{}="{}"', name, value) for name, value in self.attrs.items()
+        )
+        return format_html(
+            '<input id="{}" {} data-orderpay-field="{}" aria-describedby="{}">',
+            self.id,
+            SafeString(attributes),
+            self.field,
+            self.error_id,
+        )
+
+
+@register.inclusion_tag("django_orderpay/card_form.html")
+def orderpay_card_form(
+    form: forms.Form | None = None, prefix: str = "orderpay-card"
+) -> dict[str, Any]:
+    """The card inputs (no ``name``) and the fields of ``form`` (a ``CardPaymentForm``)."""
+    inputs = [_Input(field, str(label), attrs, prefix) for field, label, attrs in CARD_INPUTS]
+    return {
+        "form": form,
+        "prefix": prefix,
+        "inputs": inputs,
+        "public_key": _public_key_or_empty(),
+        "messages_json": json.dumps(error_messages()),
+        "extra_fields": [
+            form[name] for name in ("installments", "save_card") if form and name in form.fields
+        ],
+    }
