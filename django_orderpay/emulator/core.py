@@ -186,12 +186,8 @@ class Emulator:
         try:
             return self._handle(request)
         except Exception:
-            # The message names the route only: bodies and headers may hold
-            # card data or tokens.
-            logger.exception("emulator failed on %s %s", request.method, _route_name(request))
-            return Response.json(
-                500, {"error_messages": [{"code": "50000", "description": "internal_server_error"}]}
-            )
+            logger.exception("emulator failed before routing a %s", request.method[:10])
+            return _internal_error()
 
     def _handle(self, request: Request) -> Response:
         path = request.path.rstrip("/") or "/"
@@ -234,7 +230,8 @@ class Emulator:
             account = self._authenticate(request) if route.access == MERCHANT else None
         except ProviderError as error:
             return error.to_response()
-        key = request.header("x-idempotency-key") if account and request.method == "POST" else None
+        is_post = request.method.upper() == "POST"
+        key = request.header("x-idempotency-key") if account and is_post else None
         if key:
             stored = self._state.idempotency.lookup(account or "", key)
             if stored is not None:
@@ -252,16 +249,23 @@ class Emulator:
         try:
             try:
                 payload = _json_payload(request, route)
-            except ProviderError as error:
+            except ProviderError:
                 if route.access == SIMULATOR:
                     raise SimulationError.bad_request("body must be a JSON object") from None
-                raise error
+                raise
             call = Call(request, params, payload, account, self.clock.now())
             return route.handler(self._state, call)
         except (ProviderError, SimulationError) as error:
             return error.to_response()
+        except Exception:
+            # The log names the route's template only: paths, bodies and
+            # headers may hold card data or tokens.
+            logger.exception("emulator failed on %s %s", route.method, route.template)
+            return _internal_error()
 
 
-def _route_name(request: Request) -> str:
-    """The request's path with ids masked, safe for a log line."""
-    return re.sub(r"[A-Z]{4}_[0-9A-F-]{36}", "{id}", request.path)[:200]
+def _internal_error() -> Response:
+    """A bug of ours, in the provider's error shape (never stored as an idempotent answer)."""
+    return Response.json(
+        500, {"error_messages": [{"code": "50000", "description": "internal_server_error"}]}
+    )
