@@ -1,0 +1,264 @@
+"""create_order, pay_order and refresh_order against the emulator over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from django_orderpay import payloads
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.client import get_client
+from django_orderpay.conf import get_settings
+from django_orderpay.emulator import IN_ANALYSIS_CARD
+from django_orderpay.exceptions import ValidationError
+from django_orderpay.models import CardToken, Order
+from django_orderpay.services import create_order, get_public_key, pay_order, refresh_order
+from tests.test_services_support import (
+    APPROVED_VISA,
+    CVV,
+    DECLINED_VISA,
+    NOTIFY_URL,
+    buyer,
+    charge,
+    order_payload,
+    raw_card,
+)
+
+__all__ = ["buyer"]
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_with_a_raw_card_pays_at_once_and_mirrors_the_answer(orderpay_emulator, buyer):
+    order = create_order(order_payload(charges=[charge(500)]), user=buyer)
+
+    assert order.provider_id in orderpay_emulator.order_ids()
+    assert order.status == "PAID"
+    assert order.user == buyer
+    assert order.reference_id == "ex-00001"
+    assert order.customer_tax_id == "12345678909"
+    [row] = order.charges.all()
+    assert (row.status, row.amount_value, row.amount_paid) == ("PAID", 500, 500)
+    assert row.payment_response_code == "20000"
+    assert (row.card_brand, row.card_first_digits, row.card_last_digits) == (
+        "visa",
+        "411111",
+        "1111",
+    )
+    # The mirror is what the provider says now.
+    assert order.data == get_client().get_order(order.provider_id)
+    # No card secret reaches a column or the stored JSON.
+    assert APPROVED_VISA not in str(Order.objects.values().get())
+    assert CVV not in str(row.data["payment_method"]["card"])
+
+
+def test_create_with_builders(orderpay_emulator):
+    order = payloads.Order(
+        reference_id="builder-1",
+        customer=payloads.Customer("Jose da Silva", "jose@example.com", "12345678909"),
+        items=(payloads.Item("Camiseta", 2, 750),),
+        charges=(
+            payloads.Charge(
+                amount=1500,
+                payment_method=payloads.PaymentMethod(
+                    card=payloads.Card.raw(APPROVED_VISA, 12, 2030, CVV, "Jose da Silva")
+                ),
+            ),
+        ),
+    )
+
+    mirrored = create_order(order)
+
+    assert mirrored.status == "PAID"
+    assert mirrored.items_total == 1500
+    assert mirrored.charges.get().amount_paid == 1500
+
+
+def test_create_with_an_encrypted_card(orderpay_emulator):
+    public_key = get_public_key()
+    encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+
+    order = create_order(order_payload(charges=[charge(500, {"encrypted": encrypted})]))
+
+    row = order.charges.get()
+    assert row.status == "PAID"
+    assert (row.card_brand, row.card_last_digits) == ("visa", "1111")
+    assert encrypted not in str(order.data)
+
+
+def test_a_declined_charge_is_an_answer_not_an_exception(orderpay_emulator):
+    order = create_order(order_payload(charges=[charge(500, raw_card(DECLINED_VISA))]))
+
+    assert order.status == "DECLINED"
+    row = order.charges.get()
+    assert row.status == "DECLINED"
+    assert (row.payment_response_code, row.payment_response_message) == ("20003", "NAO AUTORIZADA")
+    assert row.amount_paid == 0
+
+
+@pytest.mark.parametrize(
+    ("number", "status"), [(APPROVED_VISA, "PAID"), (DECLINED_VISA, "DECLINED")]
+)
+def test_store_on_create_returns_a_token_owned_by_the_user(
+    orderpay_emulator, buyer, number, status
+):
+    order = create_order(
+        order_payload(charges=[charge(500, raw_card(number, store=True))]), user=buyer
+    )
+
+    row = order.charges.get()
+    assert row.status == status
+    token = CardToken.objects.get()
+    assert token.provider_id == row.data["payment_method"]["card"]["id"]
+    assert token.provider_id.startswith("CARD_")
+    assert row.card_token == token
+    assert token.user == buyer
+    assert (token.first_digits, token.last_digits) == (number[:6], number[-4:])
+    assert (token.exp_month, token.exp_year) == ("12", "2030")
+
+
+def test_two_steps_create_then_pay(orderpay_emulator, buyer):
+    order = create_order(order_payload(), user=buyer)
+    assert order.status == "CREATED"
+    assert not order.charges.exists()
+
+    paid = pay_order(order, [charge(500)])
+
+    assert paid.pk == order.pk
+    assert paid.status == "PAID"
+    assert paid.charges.get().status == "PAID"
+    assert paid.user == buyer
+
+
+@pytest.mark.parametrize(
+    ("number", "status"), [(APPROVED_VISA, "PAID"), (DECLINED_VISA, "DECLINED")]
+)
+def test_store_on_pay_returns_a_token_owned_by_the_order_user(
+    orderpay_emulator, buyer, number, status
+):
+    order = create_order(order_payload(), user=buyer)
+
+    # ``store`` on the payment method this time (the rules' place for it).
+    entry = charge(500, raw_card(number))
+    entry["payment_method"]["store"] = True
+    paid = pay_order(order, [entry])
+
+    row = paid.charges.get()
+    assert row.status == status
+    token = CardToken.objects.get()
+    assert row.card_token == token
+    assert token.user == buyer
+
+
+def test_pay_again_after_a_decline(orderpay_emulator):
+    order = create_order(order_payload())
+    declined = pay_order(order, [charge(500, raw_card(DECLINED_VISA))])
+    assert declined.status == "DECLINED"
+
+    paid = pay_order(order, [charge(500)])
+
+    assert paid.status == "PAID"
+    assert sorted(paid.charges.values_list("status", flat=True)) == ["DECLINED", "PAID"]
+
+
+def test_pay_accepts_builders_and_dicts_together(orderpay_emulator):
+    order = create_order(order_payload(items=2))
+    builder = payloads.Charge(
+        amount=500,
+        payment_method=payloads.PaymentMethod(
+            card=payloads.Card.raw(APPROVED_VISA, "12", "2030", CVV, "Jose da Silva")
+        ),
+    )
+
+    paid = pay_order(order, [builder, charge(500)])
+
+    assert list(paid.charges.values_list("status", flat=True)) == ["PAID", "PAID"]
+
+
+def test_invalid_bodies_fail_before_any_call_naming_the_field(orderpay_emulator):
+    bad = order_payload(charges=[charge(500, raw_card(exp_year="30"))])
+    with pytest.raises(ValidationError) as caught:
+        create_order(bad)
+    assert caught.value.paths == ["charges[0].payment_method.card.exp_year"]
+    assert APPROVED_VISA not in str(caught.value)
+
+    order = create_order(order_payload())
+    builder = payloads.Charge(
+        amount=0, payment_method=payloads.PaymentMethod(card=payloads.Card.token("CARD_X"))
+    )
+    with pytest.raises(ValidationError) as caught:
+        pay_order(order, [charge(500), builder])
+    assert caught.value.paths == ["charges[1].amount.value"]
+    with pytest.raises(ValidationError) as caught:
+        pay_order(order, charge(500))  # one charge, not a list
+    assert caught.value.paths == ["charges"]
+
+    assert orderpay_emulator.order_ids() == [order.provider_id]
+    assert "charges" not in get_client().get_order(order.provider_id)
+
+
+def test_the_configured_notification_url_is_sent_when_the_order_names_none(
+    orderpay_emulator, settings
+):
+    shop_url = "https://shop.example.com/pay/notify/"
+    settings.ORDERPAY = {**settings.ORDERPAY, "NOTIFICATION_URL": shop_url}
+    body = order_payload()
+    del body["notification_urls"]
+
+    order = create_order(body)
+    named = create_order(order_payload("ex-00002"))
+
+    # What settings resolve it to (see the report: conf strips its trailing slash).
+    assert order.notification_urls == [get_settings().notification_url]
+    assert order.notification_urls[0].startswith(shop_url.rstrip("/"))
+    assert named.notification_urls == [NOTIFY_URL]
+
+
+def test_an_order_in_analysis_resolved_then_refreshed(orderpay_emulator):
+    order = create_order(order_payload(charges=[charge(500, raw_card(IN_ANALYSIS_CARD))]))
+    row = order.charges.get()
+    assert (order.status, row.status) == ("IN_ANALYSIS", "IN_ANALYSIS")
+
+    orderpay_emulator.resolve_charge(row.provider_id, "PAID")
+    order.refresh_from_db()
+    assert order.status == "IN_ANALYSIS"  # nothing arrives by itself
+
+    refreshed = refresh_order(order)
+
+    assert refreshed.status == "PAID"
+    row.refresh_from_db()
+    assert (row.status, row.amount_paid) == ("PAID", 500)
+    history = list(row.status_changes.values_list("old_status", "new_status", "source"))
+    assert history == [("", "IN_ANALYSIS", "api"), ("IN_ANALYSIS", "PAID", "sync")]
+
+
+def test_refresh_by_id_mirrors_an_order_made_elsewhere(orderpay_emulator):
+    answer = get_client().create_order(order_payload(charges=[charge(700)]))
+
+    order = refresh_order(answer["id"], source="notification")
+
+    assert order.provider_id == answer["id"]
+    assert order.charges.get().status_changes.get().source == "notification"
+
+
+def _queries_of_create(items: int, charges: int, reference_id: str) -> int:
+    # Every charge stores its card: tokens are made in bulk too.
+    entries = [charge(100, raw_card(store=True)) for _ in range(charges)]
+    body = order_payload(reference_id, items=items, charges=entries)
+    with CaptureQueriesContext(connection) as queries:
+        create_order(body)
+    return len(queries)
+
+
+def test_create_order_queries_do_not_grow_with_items_or_charges(
+    orderpay_emulator, buyer, django_assert_max_num_queries
+):
+    one = _queries_of_create(1, 1, "q-1")
+    many_items = _queries_of_create(20, 1, "q-2")
+    many_charges = _queries_of_create(1, 5, "q-3")
+    both = _queries_of_create(20, 5, "q-4")
+
+    assert one == many_items == many_charges == both
+    with django_assert_max_num_queries(one):
+        create_order(order_payload("q-5", items=20, charges=[charge(100)] * 8), user=buyer)
