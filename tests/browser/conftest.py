@@ -20,8 +20,10 @@ import pytest
 from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.wsgi import make_wsgi_app, serving
 
-# Playwright's sync API runs an event loop in the test thread; Django then refuses
-# ORM calls from "async" code unless told it is safe (it is: one thread).
+# Playwright's sync API keeps an event loop running in the main thread from its
+# first use to the end of the session, and Django refuses ORM calls while a loop
+# runs unless told it is safe (it is: one thread). Every test after the first
+# browser test is affected, not only these, hence process-wide and set early.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM_ARGS = [
