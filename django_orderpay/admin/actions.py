@@ -1,0 +1,236 @@
+"""The admin's actions on provider state: cancel, partial refund, capture, refresh, replay.
+
+Each acts only through :mod:`django_orderpay.services` (or the notification
+processing, for a replay) and shows a confirmation page first (see
+:mod:`.confirm`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib import messages
+from django.db import models
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from ..models import Charge, ChargeStatus, DeliveryOutcome, NotificationDelivery, Order
+from .confirm import ConfirmedAction, Outcome, Step
+from .display import money, status_badge
+from .forms import RefundAmountForm
+
+
+def _charge_badge(charge: Charge) -> Any:
+    return status_badge(charge.status, charge.get_status_display())
+
+
+def _not_refundable(charge: Charge) -> str:
+    """Why nothing of ``charge`` can be given back, in words."""
+    reasons = {
+        ChargeStatus.DECLINED: _("it was declined: nothing was paid"),
+        ChargeStatus.CANCELED: _("it is already canceled"),
+        ChargeStatus.IN_ANALYSIS: _("it is in analysis: the provider has not decided yet"),
+        ChargeStatus.WAITING: _("it is waiting for payment"),
+        ChargeStatus.AUTHORIZED: _("it is authorised, not paid: use the cancel action to void it"),
+    }
+    return reasons.get(charge.status, _("it has been refunded in full already"))
+
+
+class CancelCharges(ConfirmedAction):
+    """Void an authorisation, or refund everything still refundable of a paid charge."""
+
+    name = "cancel_charges"
+    description = gettext_lazy("Cancel selected charges (full refund)")
+    permission = "cancel_charge"
+    submit_label = gettext_lazy("Yes, cancel them")
+
+    def plan(self, obj: Charge) -> Step:
+        badge = _charge_badge(obj)
+        if obj.status == ChargeStatus.AUTHORIZED:
+            text = _("void the authorisation of %(amount)s (nothing was paid)") % {
+                "amount": money(obj.amount_value, obj.currency)
+            }
+            return Step(obj, text, badge=badge)
+        if obj.refundable_amount > 0:
+            text = _("refund %(amount)s, everything still refundable; it becomes Canceled") % {
+                "amount": money(obj.refundable_amount, obj.currency)
+            }
+            return Step(obj, text, badge=badge)
+        return Step(obj, _not_refundable(obj), skipped=True, badge=badge)
+
+    def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
+        was_paid = obj.status == ChargeStatus.PAID
+        from .. import services  # TEMP-LAZY
+
+        charge = services.cancel_charge(obj, None, idempotency_key=idempotency_key)
+        if was_paid:
+            text = _("refunded; %(refunded)s refunded in all, status %(status)s") % {
+                "refunded": money(charge.amount_refunded, charge.currency),
+                "status": charge.get_status_display(),
+            }
+        else:
+            text = _("authorisation voided, status %(status)s") % {
+                "status": charge.get_status_display()
+            }
+        return Outcome(text)
+
+
+class RefundChargesPartially(ConfirmedAction):
+    """Give back part of a paid charge: the amount staff enter, at most what is refundable."""
+
+    name = "refund_charges_partially"
+    description = gettext_lazy("Refund part of selected charges")
+    permission = "cancel_charge"
+    form_class = RefundAmountForm
+    submit_label = gettext_lazy("Refund this amount")
+
+    def plan(self, obj: Charge) -> Step:
+        badge = _charge_badge(obj)
+        if obj.refundable_amount <= 0:
+            return Step(obj, _not_refundable(obj), skipped=True, badge=badge)
+        text = _("refund the amount entered below (%(amount)s can still be refunded)") % {
+            "amount": money(obj.refundable_amount, obj.currency)
+        }
+        return Step(obj, text, badge=badge)
+
+    def form_kwargs(self, todo: Sequence[Step]) -> dict[str, Any]:
+        # One amount for every selected charge, so it must fit the smallest.
+        charges = [step.obj for step in todo]
+        maximum = min((charge.refundable_amount for charge in charges), default=0)
+        currency = charges[0].currency if charges else "BRL"
+        return {"maximum": maximum, "currency": currency}
+
+    def intro(self, todo: Sequence[Step], skipped: Sequence[Step]) -> str:
+        return _(
+            "The amount entered is refunded from each charge listed under “Will be done”. "
+            "A refund of everything still refundable cancels the charge."
+        )
+
+    def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
+        amount = cleaned_data["amount"]
+        from .. import services  # TEMP-LAZY
+
+        charge = services.cancel_charge(obj, amount, idempotency_key=idempotency_key)
+        text = _("refunded %(amount)s; %(refunded)s refunded in all, status %(status)s") % {
+            "amount": money(amount, charge.currency),
+            "refunded": money(charge.amount_refunded, charge.currency),
+            "status": charge.get_status_display(),
+        }
+        return Outcome(text)
+
+
+class CaptureCharges(ConfirmedAction):
+    """Capture the whole authorised amount of charges made with ``capture: false``."""
+
+    name = "capture_charges"
+    description = gettext_lazy("Capture selected authorised charges")
+    permission = "capture_charge"
+    submit_label = gettext_lazy("Yes, capture them")
+
+    def plan(self, obj: Charge) -> Step:
+        badge = _charge_badge(obj)
+        if obj.can_capture():
+            text = _("capture %(amount)s") % {"amount": money(obj.amount_value, obj.currency)}
+            if obj.capture_before:
+                text = _("capture %(amount)s (authorised until %(deadline)s)") % {
+                    "amount": money(obj.amount_value, obj.currency),
+                    "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT"),
+                }
+            return Step(obj, text, badge=badge)
+        if obj.status == ChargeStatus.AUTHORIZED:
+            reason = _("its authorisation expired on %(deadline)s") % {
+                "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT")
+            }
+        elif obj.status == ChargeStatus.PAID:
+            reason = _("it is paid already: there is nothing to capture")
+        else:
+            reason = _("only authorised charges can be captured; this one is %(status)s") % {
+                "status": obj.get_status_display()
+            }
+        return Step(obj, reason, skipped=True, badge=badge)
+
+    def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
+        from .. import services  # TEMP-LAZY
+
+        charge = services.capture_charge(obj, None, idempotency_key=idempotency_key)
+        text = _("captured %(amount)s, status %(status)s") % {
+            "amount": money(charge.amount_paid, charge.currency),
+            "status": charge.get_status_display(),
+        }
+        return Outcome(text)
+
+
+class RefreshOrders(ConfirmedAction):
+    """Fetch orders again from the provider: for a missed notification, or after an error."""
+
+    name = "refresh_orders"
+    description = gettext_lazy("Refresh selected orders from the provider")
+    permission = "refresh_order"
+    changes_state = False
+    submit_label = gettext_lazy("Yes, refresh them")
+
+    def plan(self, obj: Order) -> Step:
+        text = _("fetch it from the provider and update its charges here")
+        return Step(obj, text, badge=status_badge(obj.status, obj.get_status_display()))
+
+    def perform(self, obj: Order, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
+        before = obj.get_status_display()
+        from .. import services  # TEMP-LAZY
+
+        order = services.refresh_order(obj)
+        after = order.get_status_display()
+        if before == after:
+            text = _("refreshed, status %(status)s") % {"status": after}
+        else:
+            text = _("refreshed, status %(status)s (was %(before)s)") % {
+                "status": after,
+                "before": before,
+            }
+        return Outcome(text)
+
+
+class RefreshOrdersOfCharges(RefreshOrders):
+    """The refresh action on the charge changelist: each selected charge's order, once."""
+
+    name = "refresh_orders_of_charges"
+    description = gettext_lazy("Refresh the orders of selected charges from the provider")
+
+    def targets(self, queryset: models.QuerySet) -> list[models.Model]:
+        ids = queryset.values_list("order_id", flat=True)
+        return list(Order.objects.filter(pk__in=ids).order_by("pk"))
+
+
+class ReplayDeliveries(ConfirmedAction):
+    """Process logged notification deliveries again (the order is fetched afresh)."""
+
+    name = "replay_deliveries"
+    description = gettext_lazy("Replay selected notification deliveries")
+    permission = "refresh_order"
+    changes_state = False
+    submit_label = gettext_lazy("Yes, replay them")
+
+    def plan(self, obj: NotificationDelivery) -> Step:
+        text = _("process it again (now %(outcome)s)") % {"outcome": obj.get_outcome_display()}
+        return Step(obj, text)
+
+    def perform(
+        self, obj: NotificationDelivery, cleaned_data: dict[str, Any], idempotency_key: str
+    ) -> Outcome:
+        from ..notifications import processing  # TEMP-LAZY
+
+        processing.process_delivery(obj)
+        obj.refresh_from_db()
+        text = _("replayed, outcome %(outcome)s") % {"outcome": obj.get_outcome_display()}
+        if obj.outcome in (DeliveryOutcome.FAILED, DeliveryOutcome.REJECTED):
+            return Outcome(f"{text}: {obj.error}" if obj.error else text, messages.ERROR)
+        return Outcome(text)
+
+
+cancel_charges = CancelCharges().as_admin_action()
+refund_charges_partially = RefundChargesPartially().as_admin_action()
+capture_charges = CaptureCharges().as_admin_action()
+refresh_orders = RefreshOrders().as_admin_action()
+refresh_orders_of_charges = RefreshOrdersOfCharges().as_admin_action()
+replay_deliveries = ReplayDeliveries().as_admin_action()

@@ -1,0 +1,183 @@
+"""The charge admin: why a card was declined, what was paid and refunded, and the actions."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from ..models import Charge, ChargeStatusChange, Split
+from .actions import (
+    cancel_charges,
+    capture_charges,
+    refresh_orders_of_charges,
+    refund_charges_partially,
+)
+from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
+from .display import admin_link, card_summary, money, provider_json_link, status_badge
+
+
+class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
+    """The append-only history: shown, never added to, changed or deleted here."""
+
+    model = ChargeStatusChange
+    fields = ("created_at", "old_status_badge", "new_status_badge", "source")
+    readonly_fields = fields
+    ordering = ("created_at", "pk")
+
+    @admin.display(description=_("from"))
+    def old_status_badge(self, obj: ChargeStatusChange) -> str:
+        return status_badge(obj.old_status) if obj.old_status else "-"
+
+    @admin.display(description=_("to"))
+    def new_status_badge(self, obj: ChargeStatusChange) -> str:
+        return status_badge(obj.new_status)
+
+
+@admin.register(Charge)
+class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
+    list_display = (
+        "provider_id",
+        "order_link",
+        "status_badge",
+        "amount",
+        "paid",
+        "refunded",
+        "card",
+        "installments",
+        "payment_response",
+        "created_at",
+    )
+    list_select_related = ("order",)
+    list_filter = ("status", "card_brand", "capture", "recurring_type", "created_at")
+    search_fields = (
+        "=provider_id",
+        "reference_id",
+        "=order__provider_id",
+        "order__reference_id",
+        "order__customer_name",
+        "order__customer_email",
+        "=card_last_digits",
+    )
+    search_help_text = _(
+        "Charge or order id, reference id, customer name or e-mail, card's last 4 digits."
+    )
+    date_hierarchy = "created_at"
+    list_per_page = 50
+    show_full_result_count = False
+    actions = [cancel_charges, refund_charges_partially, capture_charges, refresh_orders_of_charges]
+    inlines = [ChargeStatusChangeInline]
+    fieldsets = (
+        (None, {"fields": ("provider_id", "order_link", "reference_id", "status_badge")}),
+        (
+            _("Money"),
+            {
+                "fields": (
+                    "amount",
+                    "paid",
+                    "refunded",
+                    "refundable",
+                    "installments",
+                    "capture",
+                    "capture_before",
+                    "paid_at",
+                )
+            },
+        ),
+        (
+            _("Payment response"),
+            {
+                "fields": (
+                    "payment_response_code",
+                    "payment_response_message",
+                    "payment_response_reference",
+                )
+            },
+        ),
+        (_("Card"), {"fields": ("card", "card_token_link")}),
+        (_("Recurrence"), {"fields": ("recurring_type", "brand_reference_id")}),
+        (_("Split"), {"fields": ("split_method", "split_link")}),
+        (_("Provider"), {"fields": ("json_link", "created_at", "synced_at")}),
+    )
+    readonly_fields = (
+        "provider_id",
+        "order_link",
+        "reference_id",
+        "status_badge",
+        "amount",
+        "paid",
+        "refunded",
+        "refundable",
+        "installments",
+        "capture",
+        "capture_before",
+        "paid_at",
+        "payment_response_code",
+        "payment_response_message",
+        "payment_response_reference",
+        "card",
+        "card_token_link",
+        "recurring_type",
+        "brand_reference_id",
+        "split_method",
+        "split_link",
+        "json_link",
+        "created_at",
+        "synced_at",
+    )
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        return super().get_queryset(request).select_related("order")
+
+    @admin.display(description=_("order"), ordering="order__provider_id")
+    def order_link(self, obj: Charge) -> str:
+        return admin_link(obj.order, obj.order.provider_id)
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_badge(self, obj: Charge) -> str:
+        return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("amount"), ordering="amount_value")
+    def amount(self, obj: Charge) -> str:
+        return money(obj.amount_value, obj.currency)
+
+    @admin.display(description=_("paid"), ordering="amount_paid")
+    def paid(self, obj: Charge) -> str:
+        return money(obj.amount_paid, obj.currency)
+
+    @admin.display(description=_("refunded"), ordering="amount_refunded")
+    def refunded(self, obj: Charge) -> str:
+        return money(obj.amount_refunded, obj.currency)
+
+    @admin.display(description=_("refundable"))
+    def refundable(self, obj: Charge) -> str:
+        return money(obj.refundable_amount, obj.currency)
+
+    @admin.display(description=_("card"), ordering="card_last_digits")
+    def card(self, obj: Charge) -> str:
+        return card_summary(obj.card_brand, obj.card_first_digits, obj.card_last_digits)
+
+    @admin.display(description=_("payment response"), ordering="payment_response_code")
+    def payment_response(self, obj: Charge) -> str:
+        return " ".join(filter(None, [obj.payment_response_code, obj.payment_response_message]))
+
+    @admin.display(description=_("payment response reference"))
+    def payment_response_reference(self, obj: Charge) -> str:
+        return str(obj.payment_response.get("reference") or "")
+
+    @admin.display(description=_("card token"))
+    def card_token_link(self, obj: Charge) -> str:
+        return admin_link(obj.card_token)
+
+    @admin.display(description=_("split"))
+    def split_link(self, obj: Charge) -> str:
+        try:
+            split = obj.split
+        except Split.DoesNotExist:
+            return ""
+        return admin_link(split, split.provider_id)
+
+    @admin.display(description=_("provider JSON"))
+    def json_link(self, obj: Charge) -> str:
+        return provider_json_link(obj)

@@ -1,0 +1,89 @@
+"""How the admin shows provider state: status badges, money, provider JSON, links."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import models
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
+
+from ..models import ChargeStatus, DeliveryOutcome, OrderStatus, format_cents
+
+#: Statuses that have a badge colour in ``admin.css`` (charge and order statuses).
+BADGE_STATUSES = frozenset(ChargeStatus.values) | frozenset(OrderStatus.values)
+
+#: Loaded by every ModelAdmin of the package and every confirmation page.
+ADMIN_CSS = "django_orderpay/admin.css"
+
+
+def status_badge(status: str, label: str | None = None) -> SafeString:
+    """A coloured badge for a charge or order status (``PAID`` -> green "Paid").
+
+    ``label`` is the translated choice label; the provider's own spelling is
+    kept in the ``title`` so staff can match it against provider documents.
+    """
+    if not status:
+        return format_html('<span class="orderpay-badge">{}</span>', "-")
+    css = status.lower().replace("_", "-") if status in BADGE_STATUSES else "unknown"
+    return format_html(
+        '<span class="orderpay-badge orderpay-badge-{}" title="{}">{}</span>',
+        css,
+        status,
+        label or status,
+    )
+
+
+def outcome_badge(outcome: str, label: str) -> SafeString:
+    """A coloured badge for a notification delivery's outcome (``failed`` -> red)."""
+    return format_html(
+        '<span class="orderpay-badge orderpay-outcome-{}" title="{}">{}</span>',
+        outcome if outcome in DeliveryOutcome.values else "unknown",
+        outcome,
+        label,
+    )
+
+
+def money(cents: int | None, currency: str = "BRL") -> str:
+    """Integer cents as money in the active language (``R$ 1.234,56`` in pt-BR)."""
+    return format_cents(cents, currency)
+
+
+def card_summary(brand: str, first_digits: str, last_digits: str) -> str:
+    """``visa 411111******1111``; an empty string when nothing is known."""
+    if not (brand or first_digits or last_digits):
+        return ""
+    middle = "******" if first_digits else "**** "
+    return f"{brand} {first_digits}{middle}{last_digits}".strip()
+
+
+def pretty_json(data: Any) -> str:
+    """``data`` indented and key-sorted, non-ASCII kept readable, for a ``<pre>``."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def admin_url(obj: models.Model, view: str = "change") -> str:
+    """The URL of ``obj``'s admin page ``view`` (``change``, ``provider_json``)."""
+    opts = obj._meta
+    return reverse(f"admin:{opts.app_label}_{opts.model_name}_{view}", args=[obj.pk])
+
+
+def admin_link(obj: models.Model | None, text: Any = None) -> SafeString | str:
+    """A link to ``obj``'s change page, or ``""`` for no object."""
+    if obj is None:
+        return ""
+    return format_html('<a href="{}">{}</a>', admin_url(obj), text if text is not None else obj)
+
+
+def provider_json_link(obj: models.Model) -> SafeString | str:
+    """A link to the read-only view of ``obj.data`` (unsaved objects have none)."""
+    if obj.pk is None:
+        return ""
+    return format_html(
+        '<a href="{}" class="orderpay-json-link">{}</a>',
+        admin_url(obj, "provider_json"),
+        _("Provider JSON"),
+    )

@@ -1,0 +1,235 @@
+"""The order admin: find the order a customer calls about and see its charges and money."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.db.models import Exists, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from ..models import Charge, ChargeStatus, Deeplink, Order, Split
+from .actions import refresh_orders
+from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
+from .display import admin_link, card_summary, money, provider_json_link, status_badge
+
+#: A CPF or CNPJ typed with its punctuation (123.456.789-09, 12.345.678/0001-95).
+_FORMATTED_TAX_ID = re.compile(r"[\d.\-/ ]{11,18}")
+
+
+def _charge_total(column: str) -> Coalesce:
+    """Sum of ``column`` over an order's charges, as one correlated subquery."""
+    per_order = (
+        Charge.objects.filter(order=OuterRef("pk"))
+        .order_by()
+        .values("order")
+        .annotate(total=Sum(column))
+        .values("total")
+    )
+    return Coalesce(Subquery(per_order, output_field=models.IntegerField()), Value(0))
+
+
+class ChargeStatusFilter(admin.SimpleListFilter):
+    """Orders holding at least one charge in the chosen status."""
+
+    title = _("charge status")
+    parameter_name = "charge_status"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, Any]]:
+        return list(ChargeStatus.choices)
+
+    def queryset(self, request: HttpRequest, queryset: models.QuerySet) -> models.QuerySet:
+        if self.value() not in ChargeStatus.values:
+            return queryset
+        charges = Charge.objects.filter(order=OuterRef("pk"), status=self.value())
+        return queryset.filter(Exists(charges))
+
+
+class ChargeInline(ReadOnlyInline, admin.TabularInline):
+    model = Charge
+    fk_name = "order"
+    fields = (
+        "charge_link",
+        "status_badge",
+        "amount",
+        "paid",
+        "refunded",
+        "card",
+        "installments",
+        "payment_response",
+        "split_link",
+        "created_at",
+    )
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        return super().get_queryset(request).select_related("split")
+
+    @admin.display(description=_("charge"))
+    def charge_link(self, obj: Charge) -> str:
+        return admin_link(obj, obj.provider_id)
+
+    @admin.display(description=_("status"))
+    def status_badge(self, obj: Charge) -> str:
+        return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("amount"))
+    def amount(self, obj: Charge) -> str:
+        return money(obj.amount_value, obj.currency)
+
+    @admin.display(description=_("paid"))
+    def paid(self, obj: Charge) -> str:
+        return money(obj.amount_paid, obj.currency)
+
+    @admin.display(description=_("refunded"))
+    def refunded(self, obj: Charge) -> str:
+        return money(obj.amount_refunded, obj.currency)
+
+    @admin.display(description=_("card"))
+    def card(self, obj: Charge) -> str:
+        return card_summary(obj.card_brand, obj.card_first_digits, obj.card_last_digits)
+
+    @admin.display(description=_("payment response"))
+    def payment_response(self, obj: Charge) -> str:
+        return " ".join(filter(None, [obj.payment_response_code, obj.payment_response_message]))
+
+    @admin.display(description=_("split"))
+    def split_link(self, obj: Charge) -> str:
+        try:
+            split = obj.split
+        except Split.DoesNotExist:
+            return ""
+        return admin_link(split, split.provider_id)
+
+
+class DeeplinkInline(ReadOnlyInline, admin.StackedInline):
+    model = Deeplink
+    fields = ("deeplink_id", "url", "amount", "redirect_url", "expires_at")
+    readonly_fields = fields
+
+    @admin.display(description=_("amount"))
+    def amount(self, obj: Deeplink) -> str:
+        return money(obj.amount_value)
+
+
+@admin.register(Order)
+class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
+    list_display = (
+        "provider_id",
+        "reference_id",
+        "status_badge",
+        "customer_name",
+        "customer_email",
+        "total_paid",
+        "total_refunded",
+        "created_at",
+    )
+    list_filter = ("status", ChargeStatusFilter, "created_at")
+    search_fields = (
+        "=provider_id",
+        "reference_id",
+        "customer_name",
+        "customer_email",
+        "customer_tax_id",
+    )
+    search_help_text = _("Provider id (ORDE_...), reference id, customer name, e-mail or CPF/CNPJ.")
+    date_hierarchy = "created_at"
+    list_per_page = 50
+    show_full_result_count = False
+    actions = [refresh_orders]
+    inlines = [ChargeInline, DeeplinkInline]
+    fieldsets = (
+        (None, {"fields": ("provider_id", "reference_id", "status_badge", "json_link")}),
+        (
+            _("Customer"),
+            {"fields": ("customer_name", "customer_email", "customer_tax_id", "user", "shop")},
+        ),
+        (
+            _("Money"),
+            {"fields": ("items_total", "total_paid", "total_refunded", "splits")},
+        ),
+        (_("Provider"), {"fields": ("notification_urls", "created_at", "synced_at")}),
+    )
+    readonly_fields = (
+        "provider_id",
+        "reference_id",
+        "status_badge",
+        "json_link",
+        "customer_name",
+        "customer_email",
+        "customer_tax_id",
+        "user",
+        "shop",
+        "items_total",
+        "total_paid",
+        "total_refunded",
+        "splits",
+        "notification_urls",
+        "created_at",
+        "synced_at",
+    )
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        # Totals as subqueries: one query for the page however many charges.
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                paid_cents=_charge_total("amount_paid"),
+                refunded_cents=_charge_total("amount_refunded"),
+            )
+        )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: models.QuerySet, search_term: str
+    ) -> tuple[models.QuerySet, bool]:
+        term = search_term.strip()
+        # Staff paste a tax id as printed (123.456.789-09); the column holds digits.
+        if _FORMATTED_TAX_ID.fullmatch(term) and len(re.sub(r"\D", "", term)) in (11, 14):
+            search_term = re.sub(r"\D", "", term)
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_badge(self, obj: Order) -> str:
+        return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("provider JSON"))
+    def json_link(self, obj: Order) -> str:
+        return provider_json_link(obj)
+
+    @admin.display(description=_("paid"), ordering="paid_cents")
+    def total_paid(self, obj: Order) -> str:
+        return money(obj.paid_cents)
+
+    @admin.display(description=_("refunded"), ordering="refunded_cents")
+    def total_refunded(self, obj: Order) -> str:
+        return money(obj.refunded_cents)
+
+    @admin.display(description=_("items total"))
+    def items_total(self, obj: Order) -> str:
+        return money(obj.items_total)
+
+    @admin.display(description=_("shop object"))
+    def shop(self, obj: Order) -> str:
+        return f"{obj.content_type} #{obj.object_id}" if obj.content_type_id else ""
+
+    @admin.display(description=_("notification URLs"))
+    def notification_urls(self, obj: Order) -> str:
+        return format_html_join("", "<div>{}</div>", ((url,) for url in obj.notification_urls))
+
+    @admin.display(description=_("splits"))
+    def splits(self, obj: Order) -> str:
+        splits = Split.objects.filter(charge__order=obj).select_related("charge")
+        return format_html_join(
+            "",
+            "<div>{}</div>",
+            (
+                (format_html("{} ({}, {})", admin_link(s, s.provider_id), s.charge, s.status),)
+                for s in splits
+            ),
+        )

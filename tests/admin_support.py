@@ -1,0 +1,98 @@
+"""Helpers of the admin tests: staff users with chosen permissions, changelist URLs, actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.admin import helpers
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+
+PASSWORD = "admin-tests-password"
+
+
+def make_user(username: str, *codenames: str, superuser: bool = False) -> Any:
+    """A staff user holding the ``django_orderpay`` permissions named by ``codenames``."""
+    user_model = get_user_model()
+    if superuser:
+        return user_model.objects.create_superuser(username, f"{username}@example.com", PASSWORD)
+    user = user_model.objects.create_user(
+        username, f"{username}@example.com", PASSWORD, is_staff=True
+    )
+    permissions = Permission.objects.filter(
+        content_type__app_label="django_orderpay", codename__in=codenames
+    )
+    assert permissions.count() == len(codenames), codenames
+    user.user_permissions.add(*permissions)
+    return user
+
+
+def client_for(user: Any, **defaults: Any) -> Client:
+    """A test client logged in as ``user``, checking CSRF like a browser would need to."""
+    client = Client(enforce_csrf_checks=True, **defaults)
+    client.force_login(user)
+    return client
+
+
+def changelist(model_name: str) -> str:
+    return reverse(f"admin:django_orderpay_{model_name}_changelist")
+
+
+def change(model_name: str, pk: Any) -> str:
+    return reverse(f"admin:django_orderpay_{model_name}_change", args=[pk])
+
+
+def csrf_token(client: Client, url: str) -> str:
+    """Load ``url`` as the user would, and answer the CSRF token the page carries."""
+    response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    return response.context["csrf_token"]
+
+
+def post_action(
+    client: Client,
+    model_name: str,
+    action: str,
+    objects: list[Any],
+    *,
+    confirm: dict[str, str] | None = None,
+    follow: bool = False,
+) -> Any:
+    """POST an action to the changelist, with the CSRF token the changelist page gives.
+
+    Without ``confirm`` this is the first POST (from the changelist's select);
+    with it, the confirmation page's POST (``post=yes`` plus its form fields).
+    """
+    url = changelist(model_name)
+    data: dict[str, Any] = {
+        "action": action,
+        helpers.ACTION_CHECKBOX_NAME: [str(obj.pk) for obj in objects],
+        "csrfmiddlewaretoken": csrf_token(client, url),
+    }
+    if confirm is None:
+        data["index"] = "0"
+    else:
+        data.update({"post": "yes", **confirm})
+    return client.post(url, data, follow=follow)
+
+
+def confirmation_fields(response: Any) -> dict[str, str]:
+    """The hidden fields of a confirmation page's form (its ``confirmation`` id)."""
+    form = response.context["form"]
+    return {"confirmation": form["confirmation"].value()}
+
+
+def messages_of(response: Any) -> list[tuple[str, str]]:
+    """``(level tag, text)`` of every message a response carries."""
+    return [(m.level_tag, str(m)) for m in get_messages(response.wsgi_request)]
+
+
+def action_names(client: Client, model_name: str) -> list[str]:
+    """The actions the changelist offers this user."""
+    response = client.get(changelist(model_name))
+    assert response.status_code == 200
+    form = response.context["action_form"]
+    return [name for name, _label in form.fields["action"].choices if name]
