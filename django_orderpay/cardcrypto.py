@@ -74,15 +74,15 @@ def validate_card_fields(
     errors: list[tuple[str, str]] = []
     if load_public_key(public_key_b64) is None:
         errors.append((INVALID_PUBLIC_KEY, "invalid public key"))
-    if not re.fullmatch(r"\d{13,19}", number or ""):
+    if not re.fullmatch(r"[0-9]{13,19}", number or ""):
         errors.append((INVALID_NUMBER, "invalid card number: 13 to 19 digits"))
-    if not re.fullmatch(r"(\d{3,4})?", security_code or ""):
+    if not re.fullmatch(r"([0-9]{3,4})?", security_code or ""):
         errors.append((INVALID_SECURITY_CODE, "invalid security code: 3 or 4 digits"))
     month = str(exp_month)
-    if not re.fullmatch(r"\d{1,2}", month) or not 1 <= int(month) <= 12:
+    if not re.fullmatch(r"[0-9]{1,2}", month) or not 1 <= int(month) <= 12:
         errors.append((INVALID_EXPIRATION_MONTH, "invalid expiration month: 1 to 12"))
     year = str(exp_year)
-    if not re.fullmatch(r"\d{4}", year) or not 1900 <= int(year) <= 2099:
+    if not re.fullmatch(r"[0-9]{4}", year) or not 1900 <= int(year) <= 2099:
         errors.append((INVALID_EXPIRATION_YEAR, "invalid expiration year: 1900 to 2099"))
     if not holder or re.search(r"\d", holder) or not normalize_holder(holder).strip():
         errors.append((INVALID_HOLDER, "invalid holder: letters and spaces only"))
@@ -135,7 +135,11 @@ def encrypt_card(
     assert key is not None  # validated above
     stamp = int(time.time() * 1000) if epoch_ms is None else epoch_ms
     plaintext = card_plaintext(number, security_code, exp_month, exp_year, holder, stamp)
-    return base64.b64encode(key.encrypt(plaintext, padding.PKCS1v15())).decode("ascii")
+    try:
+        ciphertext = key.encrypt(plaintext, padding.PKCS1v15())
+    except ValueError as exc:  # a key too small for the plaintext, as the SDK reports it
+        raise CardEncryptionError([(INVALID_PUBLIC_KEY, "public key too small")]) from exc
+    return base64.b64encode(ciphertext).decode("ascii")
 
 
 def decrypt_card(private_key: rsa.RSAPrivateKey, encrypted_b64: str) -> CardData:

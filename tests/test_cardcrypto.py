@@ -98,3 +98,24 @@ def test_authenticity_token_is_sha256_of_token_dash_body():
     body = b'{"id":"ORDE_X"}'
     expected = hashlib.sha256(b"tok-" + body).hexdigest()
     assert cardcrypto.authenticity_token("tok", body) == expected
+
+
+def test_non_ascii_digits_are_an_invalid_number(key_pair):
+    _, public = key_pair
+    with pytest.raises(cardcrypto.CardEncryptionError) as excinfo:
+        cardcrypto.encrypt_card(public, "\uff14" * 16, "123", "12", "2030", "Jose")
+    assert [c for c, _ in excinfo.value.errors] == ["INVALID_NUMBER"]
+
+
+def test_a_key_too_small_for_the_plaintext_is_an_invalid_public_key():
+    # cryptography refuses to generate keys under 1024 bits: build a 512-bit one by hand.
+    p, q = 2**255 + 95, 2**256 + 297  # two primes
+    small = rsa.RSAPublicNumbers(65537, p * q).public_key()
+    der = small.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    with pytest.raises(cardcrypto.CardEncryptionError) as excinfo:
+        cardcrypto.encrypt_card(
+            base64.b64encode(der).decode(), "4111111111111111", "123", "12", "2030", "J" * 30
+        )
+    assert [c for c, _ in excinfo.value.errors] == ["INVALID_PUBLIC_KEY"]
