@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -108,8 +110,9 @@ class Heard:
         return [event for event in self.events if event[0] == name]
 
 
-@pytest.fixture
-def heard():
+@contextmanager
+def listening() -> Iterator[Heard]:
+    """Record the charge signals sent while inside the block."""
     record = Heard()
     pairs = [
         (signals.charge_status_changed, record.receiver("changed")),
@@ -117,9 +120,17 @@ def heard():
     ]
     for signal, receiver in pairs:
         signal.connect(receiver, weak=False)
-    yield record
-    for signal, receiver in pairs:
-        signal.disconnect(receiver)
+    try:
+        yield record
+    finally:
+        for signal, receiver in pairs:
+            signal.disconnect(receiver)
+
+
+@pytest.fixture
+def heard() -> Iterator[Heard]:
+    with listening() as record:
+        yield record
 
 
 @pytest.fixture
