@@ -1,0 +1,182 @@
+"""Paying with a stored card (pay_with_card_token), Elo recurrence, ownership."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
+
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.client import get_client
+from django_orderpay.exceptions import ValidationError
+from django_orderpay.models import CardToken
+from django_orderpay.services import (
+    CardTokenNotOwned,
+    create_order,
+    get_public_key,
+    pay_order,
+    pay_with_card_token,
+    token_charge,
+)
+from tests.test_services_support import (
+    APPROVED_ELO,
+    CVV,
+    buyer,
+    charge,
+    order_payload,
+    other_buyer,
+    raw_card,
+)
+
+__all__ = ["buyer", "other_buyer"]
+
+pytestmark = pytest.mark.django_db
+
+
+def _stored_card(user, number: str = "4111111111111111") -> CardToken:
+    create_order(
+        order_payload("store-1", charges=[charge(500, raw_card(number, store=True))]), user=user
+    )
+    return CardToken.objects.get(user=user)
+
+
+def test_create_with_a_token_in_the_body(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+
+    order = create_order(
+        order_payload(
+            "by-token", charges=[charge(800, {"id": token.provider_id, "security_code": CVV})]
+        ),
+        user=buyer,
+    )
+
+    row = order.charges.get()
+    assert (row.status, row.amount_paid) == ("PAID", 800)
+    assert row.card_token == token
+    assert CardToken.objects.count() == 1
+
+
+def test_the_owner_pays_an_order_with_a_stored_card(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("later", items=2, unit_amount=350), user=buyer)
+
+    paid = pay_with_card_token(order, token, user=buyer, security_code=CVV)
+
+    row = paid.charges.get()
+    assert (row.status, row.amount_value) == ("PAID", 700)  # the items' total
+    assert row.card_token == token
+    assert row.data["payment_method"]["card"]["id"] == token.provider_id
+
+
+def test_an_amount_and_installments_may_be_given(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("partial"), user=buyer)
+
+    row = pay_with_card_token(order, token, user=buyer, amount=250, installments=3).charges.get()
+
+    assert (row.amount_value, row.installments) == (250, 3)
+
+
+def test_authorise_with_a_stored_card(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("auth"), user=buyer)
+
+    row = pay_with_card_token(order, token, user=buyer, capture=False).charges.get()
+
+    assert row.status == "AUTHORIZED"
+
+
+@pytest.mark.parametrize("who", ["other", "anonymous", "nobody"])
+def test_a_token_used_by_anyone_else_is_refused_without_a_call(
+    orderpay_emulator, buyer, other_buyer, who
+):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("theft"), user=other_buyer)
+    user = {"other": other_buyer, "anonymous": AnonymousUser(), "nobody": None}[who]
+
+    with pytest.raises(CardTokenNotOwned) as caught:
+        pay_with_card_token(order, token, user=user, security_code=CVV)
+
+    assert isinstance(caught.value, PermissionDenied)  # a view answers 403
+    assert token.provider_id in str(caught.value)
+    assert "charges" not in get_client().get_order(order.provider_id)
+    assert not order.charges.exists()
+
+
+def test_an_unowned_token_is_nobodys(orderpay_emulator, buyer):
+    # Stored by an order with no user: no one may reuse it through this service.
+    create_order(order_payload("anon", charges=[charge(500, raw_card(store=True))]))
+    token = CardToken.objects.get()
+    assert token.user is None
+    order = create_order(order_payload("anon-2"), user=buyer)
+
+    with pytest.raises(CardTokenNotOwned):
+        pay_with_card_token(order, token, user=buyer)
+
+
+def test_recurrence_initial_then_subsequent_from_the_token_alone(orderpay_emulator, buyer):
+    encrypted = encrypt_card(get_public_key(), APPROVED_ELO, CVV, "12", "2030", "Jose da Silva")
+    initial = {
+        **charge(1990, {"encrypted": encrypted, "store": True}),
+        "recurring": {"type": "INITIAL"},
+    }
+    first = create_order(order_payload("plan-1", charges=[initial]), user=buyer).charges.get()
+    assert first.status == "PAID"
+    assert len(first.brand_reference_id) == 15
+    token = CardToken.objects.get()
+    assert (token.brand, token.user) == ("elo", buyer)
+    assert token.brand_reference_id == first.brand_reference_id
+    assert token.initial_amount == 1990
+    assert token.has_recurrence
+
+    month_two = create_order(order_payload("plan-2", unit_amount=1990), user=buyer)
+    paid = pay_with_card_token(month_two, token, user=buyer, subsequent_recurrence=True)
+
+    row = paid.charges.get()
+    assert (row.status, row.recurring_type, row.card_token) == ("PAID", "SUBSEQUENT", token)
+    assert row.data["recurring"] == {
+        "type": "SUBSEQUENT",
+        "recurrence_id": first.brand_reference_id,
+        "original_amount": 1990,
+    }
+    token.refresh_from_db()
+    assert token.brand_reference_id == first.brand_reference_id  # the INITIAL one stays
+
+
+def test_a_subsequent_charge_is_built_from_the_token_alone(orderpay_emulator, buyer):
+    token = CardToken(
+        provider_id="CARD_1", brand_reference_id="158762300000712", initial_amount=500
+    )
+    order = create_order(order_payload("shape"), user=buyer)
+
+    body = token_charge(order, token, subsequent_recurrence=True).to_dict()
+
+    assert body["payment_method"]["card"] == {"id": "CARD_1"}  # no security code
+    assert body["recurring"] == {
+        "type": "SUBSEQUENT",
+        "recurrence_id": "158762300000712",
+        "original_amount": 500,
+    }
+    with pytest.raises(ValidationError) as caught:
+        token_charge(order, token, subsequent_recurrence=True, security_code=CVV)
+    assert caught.value.paths == ["card.security_code"]
+
+
+def test_a_subsequent_charge_needs_a_token_with_a_recurrence(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("no-plan"), user=buyer)
+
+    with pytest.raises(ValidationError) as caught:
+        pay_with_card_token(order, token, user=buyer, subsequent_recurrence=True)
+
+    assert caught.value.paths == ["recurring.recurrence_id"]
+    assert "charges" not in get_client().get_order(order.provider_id)
+
+
+def test_a_declined_stored_card_is_a_declined_charge(orderpay_emulator, buyer):
+    token = _stored_card(buyer, "4929291898380766")
+    order = create_order(order_payload("declined"), user=buyer)
+
+    paid = pay_order(order, [token_charge(order, token, security_code=CVV)])
+
+    assert paid.status == "DECLINED"

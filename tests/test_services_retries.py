@@ -1,0 +1,156 @@
+"""Idempotency keys and retries, through the emulator's fault injection."""
+
+from __future__ import annotations
+
+import pytest
+
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.client import client_from_settings, get_client
+from django_orderpay.exceptions import IdempotencyConflict, ProviderUnavailable
+from django_orderpay.models import Order
+from django_orderpay.services import (
+    cancel_charge,
+    capture_charge,
+    create_order,
+    get_public_key,
+    pay_order,
+)
+from django_orderpay.services.idempotency import create_key, digest, without_card_secrets
+from tests.test_services_support import (
+    APPROVED_VISA,
+    CVV,
+    DECLINED_VISA,
+    charge,
+    order_payload,
+    raw_card,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def quick_timeout(settings, orderpay_emulator):
+    """The client gives up on an answer after half a second (the faults delay theirs 2 s)."""
+    settings.ORDERPAY = {**settings.ORDERPAY, "TIMEOUT": 0.5}
+
+
+def test_a_create_that_times_out_once_is_retried_with_the_same_key(
+    orderpay_emulator, quick_timeout
+):
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders")
+
+    order = create_order(order_payload(charges=[charge(500)]))
+
+    # The first attempt did the work; the retry got its stored answer.
+    assert orderpay_emulator.order_ids() == [order.provider_id]
+    assert Order.objects.get().provider_id == order.provider_id
+    assert order.charges.get().status == "PAID"
+    assert orderpay_emulator.control("GET", "faults")["faults"] == []
+
+
+@pytest.mark.parametrize("kind", ["reset", "http_500", "http_502", "rate_limit"])
+def test_other_transient_failures_are_retried_too(orderpay_emulator, kind):
+    orderpay_emulator.inject_fault(kind, count=2, path_prefix="/orders")
+    client = client_from_settings(backoff=0.01)  # the shop's own client, retrying at once
+
+    order = create_order(order_payload(charges=[charge(500)]), client=client)
+
+    assert orderpay_emulator.order_ids() == [order.provider_id]
+    assert orderpay_emulator.control("GET", "faults")["faults"] == []
+
+
+def test_a_create_repeated_after_a_lost_answer_is_not_charged_twice(
+    orderpay_emulator, quick_timeout, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    body = order_payload(charges=[charge(500)])
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders")
+    with pytest.raises(ProviderUnavailable):
+        create_order(body)
+    assert len(orderpay_emulator.order_ids()) == 1  # charged, but we never heard
+    assert not Order.objects.exists()
+
+    order = create_order(body)  # the customer presses "pay" again
+
+    assert orderpay_emulator.order_ids() == [order.provider_id]
+    assert order.charges.get().status == "PAID"
+
+
+def test_a_re_encrypted_card_after_a_lost_answer_is_refused_not_charged(
+    orderpay_emulator, quick_timeout, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    key = get_public_key()
+
+    def body():
+        # Every encryption differs, as the browser SDK's do.
+        encrypted = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+        return order_payload(charges=[charge(500, {"encrypted": encrypted})])
+
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders")
+    with pytest.raises(ProviderUnavailable):
+        create_order(body())
+
+    with pytest.raises(IdempotencyConflict) as caught:
+        create_order(body())
+
+    assert caught.value.codes == ["40005"]
+    assert len(orderpay_emulator.order_ids()) == 1
+
+
+def test_a_new_attempt_after_a_synced_decline_is_a_new_order(orderpay_emulator):
+    declined = create_order(order_payload(charges=[charge(500, raw_card(DECLINED_VISA))]))
+    assert declined.status == "DECLINED"
+
+    paid = create_order(order_payload(charges=[charge(500)]))
+
+    assert paid.provider_id != declined.provider_id
+    assert paid.status == "PAID"
+    assert len(orderpay_emulator.order_ids()) == 2
+
+
+def test_an_explicit_key_is_sent_as_given(orderpay_emulator):
+    first = create_order(order_payload("a", charges=[charge(500)]), idempotency_key="checkout-42")
+    again = create_order(order_payload("a", charges=[charge(500)]), idempotency_key="checkout-42")
+
+    assert again.pk == first.pk
+    assert len(orderpay_emulator.order_ids()) == 1
+    with pytest.raises(IdempotencyConflict):
+        create_order(order_payload("b", charges=[charge(500)]), idempotency_key="checkout-42")
+
+
+def test_a_pay_that_times_out_once_is_retried_with_the_same_key(orderpay_emulator, quick_timeout):
+    order = create_order(order_payload())
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders/")
+
+    paid = pay_order(order, [charge(500)])
+
+    assert paid.charges.get().status == "PAID"
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+
+
+def test_capture_and_refund_that_time_out_once_act_once(orderpay_emulator, quick_timeout):
+    row = create_order(order_payload(charges=[charge(1000, capture=False)])).charges.get()
+    client = client_from_settings(backoff=0.01)
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/charges/")
+    captured = capture_charge(row, client=client)
+    assert (captured.status, captured.amount_paid) == ("PAID", 1000)
+
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/charges/")
+    refunded = cancel_charge(captured, 400, client=client)
+
+    # Retried with one key: refunded once, not twice.
+    assert (refunded.status, refunded.amount_refunded) == ("PAID", 400)
+    assert get_client().get_charge(row.provider_id)["amount"]["summary"]["refunded"] == 400
+
+
+def test_keys_never_depend_on_card_secrets():
+    body = order_payload(charges=[charge(500, {"encrypted": "QUJD", "security_code": "123"})])
+    other = order_payload(charges=[charge(500, {"encrypted": "WFla", "security_code": "999"})])
+
+    assert digest(body) == digest(other)
+    assert create_key("r", 0, body) == create_key("r", 0, other)
+    assert create_key("r", 0, body) != create_key("r", 1, body)
+    assert len(create_key("r", 0, body)) < 64
+    card = without_card_secrets(body)["charges"][0]["payment_method"]["card"]
+    assert card == {}
