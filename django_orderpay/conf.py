@@ -247,7 +247,10 @@ def get_settings(*, strict: bool = True) -> OrderPaySettings:
         emulator_url=emulator_url,
         token=token,
         public_key=reader.string("PUBLIC_KEY"),
-        notification_url=reader.url("NOTIFICATION_URL"),
+        # An endpoint, not a base: kept verbatim (Django routes "/notifications/" with its slash).
+        notification_url=reader.get(
+            "NOTIFICATION_URL", _is_url, "an absolute http(s) URL", reader.env.str
+        ),
         timeout=float(_number(reader, "TIMEOUT", DEFAULT_TIMEOUT, integer=False)),
         retries=_number(reader, "RETRIES", DEFAULT_RETRIES, integer=True),
         notification_tokens=reader.strings("NOTIFICATION_TOKENS", (token,) if token else ()),

@@ -107,7 +107,7 @@ def test_every_key_reads_from_the_environment(monkeypatch):
     assert conf.notification_verify is False
     assert conf.notification_trust_body is True
     assert conf.notification_background is True
-    assert conf.notification_url == "https://shop.example.com/n"
+    assert conf.notification_url == "https://shop.example.com/n/"
     assert conf.public_key == "MIIBIjAN"
     assert conf.emulator_tokens == ("a", "b")
 
