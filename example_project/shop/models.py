@@ -1,0 +1,112 @@
+"""The shop's own data: products, and purchases (a cart frozen at checkout) with their lines.
+
+Payments live in django-orderpay's models; each provider order points back to
+its purchase through ``Order.shop_object``.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.db.models import QuerySet
+from django.urls import reverse
+
+from django_orderpay.models import Order, format_cents
+
+
+class Product(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(unique=True)
+    description = models.TextField(blank=True)
+    price = models.PositiveIntegerField("price (cents)")
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ("name",)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def price_display(self) -> str:
+        return format_cents(self.price)
+
+
+class Purchase(models.Model):
+    """What a shopper checked out: the items, who buys and where it goes.
+
+    ``reference`` (a UUID) is the purchase's public id in URLs, so one
+    shopper cannot guess another's status page.
+    """
+
+    reference = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    customer_name = models.CharField(max_length=120)
+    customer_email = models.EmailField(max_length=255)
+    customer_tax_id = models.CharField("CPF/CNPJ", max_length=14)
+    phone_area = models.CharField(max_length=2)
+    phone_number = models.CharField(max_length=9)
+    street = models.CharField(max_length=160)
+    number = models.CharField(max_length=20)
+    complement = models.CharField(max_length=40, blank=True)
+    locality = models.CharField("district", max_length=60)
+    city = models.CharField(max_length=90)
+    region_code = models.CharField("state", max_length=2)
+    postal_code = models.CharField(max_length=8)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-pk")
+
+    def __str__(self) -> str:
+        return f"Purchase #{self.pk}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("shop:status", args=[self.reference])
+
+    @property
+    def reference_id(self) -> str:
+        """The ``reference_id`` of this purchase's provider orders and charges."""
+        return f"shop-{self.pk}"
+
+    @property
+    def total(self) -> int:
+        """Cents: the sum of the lines."""
+        return sum(line.subtotal for line in self.lines.all())
+
+    @property
+    def total_display(self) -> str:
+        return format_cents(self.total)
+
+    def payment_orders(self) -> QuerySet[Order]:
+        """The provider orders made to pay this purchase, newest first."""
+        return Order.objects.filter(
+            content_type=ContentType.objects.get_for_model(Purchase), object_id=str(self.pk)
+        ).order_by("-created_at", "-pk")
+
+
+class PurchaseLine(models.Model):
+    purchase = models.ForeignKey(Purchase, on_delete=models.CASCADE, related_name="lines")
+    product = models.ForeignKey(Product, null=True, on_delete=models.SET_NULL)
+    name = models.CharField(max_length=200)
+    unit_amount = models.PositiveIntegerField("unit price (cents)")
+    quantity = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ("pk",)
+
+    def __str__(self) -> str:
+        return f"{self.quantity} x {self.name}"
+
+    @property
+    def subtotal(self) -> int:
+        return self.unit_amount * self.quantity
+
+    @property
+    def subtotal_display(self) -> str:
+        return format_cents(self.subtotal)

@@ -1,0 +1,260 @@
+"""The shop's pages: products, cart, checkout, payment, and the order status (with its JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import LoginView
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from django_orderpay import services
+from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import OrderPayError
+from django_orderpay.forms import (
+    CARD_FORM_FIELDS,
+    SAVED_CARD_FORM_FIELDS,
+    CardPaymentForm,
+    SavedCardForm,
+    add_payment_error,
+)
+
+from .cart import Cart
+from .forms import CheckoutForm, QuantityForm
+from .models import Product, Purchase, PurchaseLine
+from .payments import app_order, card_order, is_mobile, payment_state
+
+#: Environments with a deeplink pay simulator (the provider's sandbox, the emulator).
+SIMULATED_ENVIRONMENTS = ("sandbox", "emulator")
+
+
+def _page(
+    request: HttpRequest, template: str, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    context.setdefault("cart_count", Cart(request.session).count)
+    context.setdefault("emulator_mode", get_settings().environment == "emulator")
+    return render(request, template, context, status=status)
+
+
+@require_GET
+def products(request: HttpRequest) -> HttpResponse:
+    return _page(request, "shop/products.html", {"products": Product.objects.filter(active=True)})
+
+
+@require_POST
+def cart_add(request: HttpRequest, product_id: int) -> HttpResponse:
+    product = get_object_or_404(Product, pk=product_id, active=True)
+    form = QuantityForm(request.POST or {"quantity": 1})
+    quantity = form.cleaned_data["quantity"] if form.is_valid() else 1
+    Cart(request.session).add(product, max(quantity, 1))
+    messages.success(request, f"{product.name} is in your cart.")
+    return redirect("shop:cart")
+
+
+def cart(request: HttpRequest) -> HttpResponse:
+    basket = Cart(request.session)
+    if request.method == "POST":
+        product = get_object_or_404(Product, pk=request.POST.get("product"))
+        form = QuantityForm(request.POST)
+        if form.is_valid():
+            basket.set(product, form.cleaned_data["quantity"])
+        else:
+            messages.error(request, f"Quantity: {form.errors['quantity'][0]}")
+        return redirect("shop:cart")
+    lines = basket.lines()
+    total = sum(line.subtotal for line in lines)
+    return _page(request, "shop/cart.html", {"lines": lines, "total": total})
+
+
+def _previous_details(request: HttpRequest) -> dict[str, Any]:
+    """A logged-in shopper's last checkout details, so they need not type them again."""
+    if not request.user.is_authenticated:
+        return {"customer_email": ""}
+    last = Purchase.objects.filter(user=request.user).first()
+    if last is None:
+        return {"customer_email": request.user.email}
+    fields = CheckoutForm._meta.fields
+    initial = {name: getattr(last, name) for name in fields if hasattr(last, name)}
+    initial["phone"] = f"({last.phone_area}) {last.phone_number}"
+    return initial
+
+
+def checkout(request: HttpRequest) -> HttpResponse:
+    basket = Cart(request.session)
+    lines = basket.lines()
+    if not lines:
+        messages.info(request, "Your cart is empty.")
+        return redirect("shop:cart")
+    form = CheckoutForm(request.POST or None, initial=_previous_details(request))
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            purchase = form.save(commit=False)
+            purchase.user = request.user if request.user.is_authenticated else None
+            purchase.save()
+            PurchaseLine.objects.bulk_create(
+                PurchaseLine(
+                    purchase=purchase,
+                    product=line.product,
+                    name=line.product.name,
+                    unit_amount=line.product.price,
+                    quantity=line.quantity,
+                )
+                for line in lines
+            )
+        basket.clear()
+        return redirect("shop:pay", reference=purchase.reference)
+    total = sum(line.subtotal for line in lines)
+    return _page(request, "shop/checkout.html", {"form": form, "lines": lines, "total": total})
+
+
+def _purchase(reference: str) -> Purchase:
+    return get_object_or_404(Purchase.objects.prefetch_related("lines"), reference=reference)
+
+
+def _pay_page(
+    request: HttpRequest,
+    purchase: Purchase,
+    *,
+    card_form: CardPaymentForm | None = None,
+    saved_form: SavedCardForm | None = None,
+) -> HttpResponse:
+    total = purchase.total
+    if card_form is None:
+        card_form = CardPaymentForm(user=request.user, amount=total)
+    if saved_form is None and request.user.is_authenticated:
+        saved_form = SavedCardForm(user=request.user, amount=total)
+    context = {
+        "purchase": purchase,
+        "state": payment_state(purchase),
+        "card_form": card_form,
+        "saved_form": saved_form if saved_form is not None and saved_form.has_cards else None,
+        "offer_app": is_mobile(request),
+    }
+    return _page(request, "shop/pay.html", context)
+
+
+def _unless_payable(request: HttpRequest, purchase: Purchase) -> HttpResponse | None:
+    state = payment_state(purchase)
+    if state.payable:
+        return None
+    messages.info(request, f"This purchase cannot be paid now: {state.label.lower()}.")
+    return redirect(purchase)
+
+
+@never_cache
+def pay(request: HttpRequest, reference: str) -> HttpResponse:
+    purchase = _purchase(reference)
+    return _unless_payable(request, purchase) or _pay_page(request, purchase)
+
+
+@require_POST
+def pay_card(request: HttpRequest, reference: str) -> HttpResponse:
+    """The card form's post: only the encrypted card, installments and "save this card"."""
+    purchase = _purchase(reference)
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    total = purchase.total
+    form = CardPaymentForm(request.POST, user=request.user, amount=total)
+    if form.is_valid():
+        try:
+            order = card_order(purchase, request.user)
+        except OrderPayError as error:
+            add_payment_error(form, error, CARD_FORM_FIELDS)
+        else:
+            description = f"Purchase {purchase.pk}"
+            paid = form.pay(
+                order, total, reference_id=purchase.reference_id, description=description
+            )
+            if paid is not None:
+                return redirect(purchase)
+    return _pay_page(request, purchase, card_form=form)
+
+
+@require_POST
+def pay_saved_card(request: HttpRequest, reference: str) -> HttpResponse:
+    purchase = _purchase(reference)
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('shop:login')}?next={reverse('shop:pay', args=[reference])}")
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    total = purchase.total
+    form = SavedCardForm(request.POST, user=request.user, amount=total)
+    if form.is_valid():
+        try:
+            order = card_order(purchase, request.user)
+        except OrderPayError as error:
+            add_payment_error(form, error, SAVED_CARD_FORM_FIELDS)
+        else:
+            if form.pay(order, total) is not None:
+                return redirect(purchase)
+    return _pay_page(request, purchase, saved_form=form)
+
+
+@require_POST
+def pay_in_app(request: HttpRequest, reference: str) -> HttpResponse:
+    """Create (or reuse) the purchase's deeplink order; the status page then offers the app."""
+    purchase = _purchase(reference)
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    if not is_mobile(request):
+        messages.error(request, "Paying in the PagBank app needs a phone or tablet.")
+        return redirect("shop:pay", reference=reference)
+    # Where the app sends the payer back once paid.
+    redirect_url = request.build_absolute_uri(purchase.get_absolute_url())
+    try:
+        app_order(purchase, request.user, redirect_url)
+    except OrderPayError as error:
+        messages.error(request, f"The payment in the app could not be prepared: {error}")
+        return redirect("shop:pay", reference=reference)
+    return redirect(purchase)
+
+
+@require_POST
+def simulate_app_payment(request: HttpRequest, reference: str) -> HttpResponse:
+    """Stand in for the payer's app (sandbox and emulator only): pay the deeplink, come back."""
+    purchase = _purchase(reference)
+    state = payment_state(purchase)
+    if get_settings().environment not in SIMULATED_ENVIRONMENTS or state.deeplink is None:
+        messages.error(request, "There is no payment in the app to simulate here.")
+        return redirect(purchase)
+    outcome = "DECLINED" if request.POST.get("outcome") == "DECLINED" else "PAID"
+    try:
+        services.simulate_deeplink_payment(state.order, status=outcome)
+    except OrderPayError as error:
+        messages.error(request, f"The app payment was not simulated: {error}")
+        return redirect(purchase)
+    # As the app does: back to the redirect_url the order was created with.
+    return redirect(state.deeplink.redirect_url or purchase.get_absolute_url())
+
+
+@never_cache
+@require_GET
+def status(request: HttpRequest, reference: str) -> HttpResponse:
+    purchase = _purchase(reference)
+    context = {
+        "purchase": purchase,
+        "state": payment_state(purchase),
+        "simulate_app": get_settings().environment in SIMULATED_ENVIRONMENTS,
+    }
+    return _page(request, "shop/status.html", context)
+
+
+@never_cache
+@require_GET
+def status_json(request: HttpRequest, reference: str) -> JsonResponse:
+    """What the status page polls: the payment's status, its label and one sentence."""
+    return JsonResponse(payment_state(_purchase(reference)).as_json())
+
+
+class ShopLoginView(LoginView):
+    template_name = "shop/login.html"
+    redirect_authenticated_user = True
+    next_page = "shop:products"
