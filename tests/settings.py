@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "django_orderpay",
+    "example_project.shop",  # the example shop, tested in test_example_shop and tests/browser
 ]
 
 MIDDLEWARE = [

@@ -7,4 +7,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("emulator/", include("django_orderpay.emulator.urls")),
     path("orderpay/", include("django_orderpay.urls")),
+    path("shop/", include("example_project.shop.urls")),
 ]
