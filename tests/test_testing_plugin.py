@@ -204,3 +204,34 @@ def test_a_flush_through_the_control_plane_posts_for_real(orderpay_emulator, liv
     assert record["status"] == 204
     [seen] = SEEN
     assert seen["thread"] != threading.get_ident()
+
+
+@pytest.mark.django_db
+def test_a_shop_test_of_the_documented_flow(orderpay_emulator, client):
+    # docs/testing.md: an order held for analysis, approved at the provider,
+    # and the notification that tells the shop, through the package's own view.
+    from django_orderpay.emulator import IN_ANALYSIS_CARD
+    from django_orderpay.services import create_order
+
+    body = dict(ORDER, notification_urls=["https://shop.example.com/orderpay/notifications/"])
+    body["charges"] = [dict(ORDER["charges"][0])]
+    body["charges"][0]["payment_method"] = dict(
+        body["charges"][0]["payment_method"],
+        card=dict(ORDER["charges"][0]["payment_method"]["card"], number=IN_ANALYSIS_CARD),
+    )
+    order = create_order(body)
+    charge = order.charges.get()
+    assert charge.status == "IN_ANALYSIS"
+
+    orderpay_emulator.resolve_charge(charge.provider_id, "PAID")
+    deliveries = orderpay_emulator.deliver_notifications(client)
+
+    # One for the create, one for the resolution; the view took both.
+    assert len(deliveries) == 2
+    assert all(200 <= d.status < 300 for d in deliveries)
+    charge.refresh_from_db()
+    assert charge.status == "PAID"
+    assert list(charge.status_changes.values_list("new_status", "source")) == [
+        ("IN_ANALYSIS", "api"),
+        ("PAID", "notification"),
+    ]
