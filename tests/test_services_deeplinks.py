@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from django_orderpay.client import get_client
-from django_orderpay.exceptions import ProviderError, ValidationError
+from django_orderpay.exceptions import ConfigurationError, ProviderError, ValidationError
 from django_orderpay.models import Deeplink, deeplink_expiry
 from django_orderpay.services import (
     create_order,
@@ -110,3 +110,13 @@ def test_an_expired_deeplink_cannot_be_paid(orderpay_emulator):
 
     assert (caught.value.status, caught.value.codes) == (410, ["41001"])
     assert refresh_order(order).status == "CREATED"
+
+
+def test_there_is_no_simulation_in_production(orderpay_emulator, settings):
+    order = _deeplink_order("app-6")
+    settings.ORDERPAY = {**settings.ORDERPAY, "ENVIRONMENT": "production", "SIMULATION_URL": ""}
+
+    with pytest.raises(ConfigurationError, match="sandbox"):
+        simulate_deeplink_payment(order, status="PAID")
+
+    assert "charges" not in get_client().get_order(order.provider_id)
