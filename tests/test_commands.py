@@ -1,0 +1,230 @@
+"""orderpay_sync, orderpay_replay and orderpay_prune, against the emulator and the log."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from collections import Counter
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from django_orderpay import services
+from django_orderpay.models import (
+    ChargeStatusChange,
+    DeliveryOutcome,
+    NotificationDelivery,
+)
+from django_orderpay.testing.factories import NotificationDeliveryFactory
+from tests.test_notifications_processing import (
+    Heard,
+    in_analysis_order,
+    listening,
+    order_payload,
+    resolve_paid,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def heard():
+    with listening() as record:
+        yield record
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+# --- orderpay_sync -----------------------------------------------------------------
+
+
+def test_sync_recovers_a_notification_the_emulator_never_delivered(
+    orderpay_emulator, client, heard: Heard, django_capture_on_commit_callbacks
+):
+    order = in_analysis_order()
+    orderpay_emulator.deliver_notifications(client)  # the create's
+    orderpay_emulator.control("POST", "notifications/drop", {"count": 1})
+    resolve_paid(orderpay_emulator, order)
+
+    assert orderpay_emulator.deliver_notifications(client) == []
+    assert orderpay_emulator.notifications()[-1]["dropped"] is True
+    order.refresh_from_db()
+    assert order.status == "IN_ANALYSIS"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        out, err = run("orderpay_sync")
+
+    assert f"{order.provider_id}: IN_ANALYSIS -> PAID" in out
+    assert "1 of 1 orders re-fetched" in out
+    assert err == ""
+    order.refresh_from_db()
+    assert order.status == "PAID"
+    change = ChargeStatusChange.objects.get(charge__order=order, new_status="PAID")
+    assert change.source == "sync"
+    assert heard.named("paid") == [("paid", order.charges.get().provider_id, "sync")]
+
+
+def test_sync_leaves_final_orders_alone(orderpay_emulator):
+    paid = services.create_order(order_payload("final-1", card="4111111111111111"))
+    open_order = in_analysis_order("open-1")
+    assert paid.status == "PAID"
+
+    out, _ = run("orderpay_sync")
+
+    assert f"{open_order.provider_id}: IN_ANALYSIS" in out
+    assert paid.provider_id not in out
+
+
+def test_sync_refetches_the_given_orders(orderpay_emulator):
+    paid = services.create_order(order_payload("final-2", card="4111111111111111"))
+
+    out, _ = run("orderpay_sync", paid.provider_id)
+
+    assert f"{paid.provider_id}: PAID" in out
+    assert "1 of 1 orders re-fetched" in out
+
+
+def test_sync_reports_each_failure_and_exits_with_an_error(orderpay_emulator, settings):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    first = in_analysis_order("open-2")
+    second = in_analysis_order("open-3")
+    orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
+
+    out = io.StringIO()
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 of 2 orders re-fetched; 1 failed"):
+        call_command("orderpay_sync", stdout=out, stderr=err)
+
+    assert f"{first.provider_id}: ProviderUnavailable" in err.getvalue()
+    assert f"{second.provider_id}: IN_ANALYSIS" in out.getvalue()
+
+
+def test_sync_names_an_id_the_provider_does_not_know(orderpay_emulator):
+    unknown = "ORDE_00000000-0000-0000-0000-000000000000"
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="0 of 1"):
+        call_command("orderpay_sync", unknown, stdout=io.StringIO(), stderr=err)
+    assert f"{unknown}: NotFound" in err.getvalue()
+
+
+# --- orderpay_replay ---------------------------------------------------------------
+
+
+def test_replay_applies_deliveries_that_failed(
+    orderpay_emulator, client, settings, heard: Heard, django_capture_on_commit_callbacks
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    order = in_analysis_order()
+    orderpay_emulator.deliver_notifications(client)  # the create's
+    processed_before = list(NotificationDelivery.objects.values_list("pk", flat=True))
+    resolve_paid(orderpay_emulator, order)
+    # More faults than the provider makes attempts: every one of them fails.
+    orderpay_emulator.inject_fault("http_500", count=50, path_prefix="/orders/")
+    attempts = orderpay_emulator.deliver_notifications(client)
+    assert {a.status for a in attempts} == {500}
+    assert all(b"Traceback" not in a.response.content for a in attempts)
+    failed = NotificationDelivery.objects.filter(outcome=DeliveryOutcome.FAILED)
+    assert failed.count() == len(attempts)
+    assert all(d.error.startswith("ProviderUnavailable: ") for d in failed)
+    order.refresh_from_db()
+    assert order.status == "IN_ANALYSIS"
+    orderpay_emulator.control("DELETE", "faults")  # the provider is back
+
+    with django_capture_on_commit_callbacks(execute=True):
+        out, err = run("orderpay_replay")
+
+    assert f"{len(attempts)} deliveries replayed" in out
+    assert err == ""
+    order.refresh_from_db()
+    assert order.status == "PAID"
+    outcomes = Counter(
+        NotificationDelivery.objects.exclude(pk__in=processed_before).values_list(
+            "outcome", flat=True
+        )
+    )
+    assert outcomes == {DeliveryOutcome.PROCESSED: 1, DeliveryOutcome.DUPLICATE: len(attempts) - 1}
+    assert len(heard.named("paid")) == 1
+
+
+def test_replay_of_given_ids_and_refusals(orderpay_emulator, client):
+    order = in_analysis_order()
+    [attempt] = orderpay_emulator.deliver_notifications(client)
+    assert attempt.status == 200
+    processed = NotificationDelivery.objects.get()
+    client.post("/orderpay/notifications/", data=b"{}", content_type="application/json")
+    rejected = NotificationDelivery.objects.get(outcome=DeliveryOutcome.REJECTED)
+
+    out, err = run("orderpay_replay", str(processed.pk), str(rejected.pk))
+
+    assert f"delivery {processed.pk} ({order.provider_id}): processed" in out
+    assert f"delivery {rejected.pk}: rejected deliveries are not replayed" in err
+    with pytest.raises(CommandError, match="no notification delivery with id \\[999999\\]"):
+        run("orderpay_replay", "999999")
+
+
+def test_replay_with_received_picks_up_deliveries_no_worker_ran(orderpay_emulator):
+    order = in_analysis_order()
+    resolve_paid(orderpay_emulator, order)
+    body = orderpay_emulator.notifications()[-1]["body"].encode()
+    stuck = NotificationDeliveryFactory(body=body, order_provider_id=order.provider_id, valid=True)
+
+    out, _ = run("orderpay_replay")
+    assert "0 deliveries replayed" in out
+
+    out, _ = run("orderpay_replay", "--received")
+
+    assert f"delivery {stuck.pk} ({order.provider_id}): processed" in out
+    order.refresh_from_db()
+    assert order.status == "PAID"
+
+
+# --- orderpay_prune ----------------------------------------------------------------
+
+
+def aged(days: float, **kwargs) -> NotificationDelivery:
+    delivery = NotificationDeliveryFactory(**kwargs)
+    when = timezone.now() - dt.timedelta(days=days)
+    NotificationDelivery.objects.filter(pk=delivery.pk).update(received_at=when)
+    return delivery
+
+
+def test_prune_deletes_rows_older_than_n_days_in_batches():
+    old = [aged(40) for _ in range(5)]
+    recent = [aged(10), aged(0)]
+
+    out, _ = run("orderpay_prune", "--days", "30", "--batch-size", "2")
+
+    assert "5 notification deliveries older than 30 days deleted" in out
+    remaining = set(NotificationDelivery.objects.values_list("pk", flat=True))
+    assert remaining == {d.pk for d in recent}
+    assert not remaining & {d.pk for d in old}
+
+
+def test_prune_can_keep_failed_deliveries():
+    failed = aged(40, outcome=DeliveryOutcome.FAILED)
+    aged(40, outcome=DeliveryOutcome.PROCESSED)
+
+    out, _ = run("orderpay_prune", "--days", "30", "--keep-failed")
+
+    assert "1 notification deliveries" in out
+    assert list(NotificationDelivery.objects.values_list("pk", flat=True)) == [failed.pk]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "--days"),
+        (("--days", "-1"), "--days must be 0 or more"),
+        (("--days", "30", "--batch-size", "0"), "--batch-size must be 1 or more"),
+    ],
+)
+def test_prune_refuses_bad_arguments(args, message):
+    aged(40)
+    with pytest.raises(CommandError, match=message):
+        run("orderpay_prune", *args)
+    assert NotificationDelivery.objects.count() == 1
