@@ -1,0 +1,273 @@
+"""The checkout forms: what they accept, the errors they name, and payments through the emulator."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from django.contrib.auth.models import AnonymousUser
+
+from django_orderpay import payloads, services
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.emulator import IN_ANALYSIS_CARD
+from django_orderpay.forms import CardPaymentForm, SavedCardForm, installment_choices
+from django_orderpay.models import CardToken, Order
+
+APPROVED = "4111111111111111"
+DECLINED = "4929291898380766"
+
+
+def encrypted(number: str = APPROVED, *, key: str | None = None, security_code: str = "123") -> str:
+    return encrypt_card(
+        key or services.get_public_key(), number, security_code, "12", "2030", "Jose da Silva"
+    )
+
+
+def foreign_key() -> str:
+    """A public key the provider never issued: what it encrypts, the provider cannot read."""
+    public = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    der = public.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return base64.b64encode(der).decode()
+
+
+def unpaid_order(user=None) -> Order:
+    return services.create_order(
+        payloads.Order(
+            reference_id="form-1",
+            customer=payloads.Customer("Jose da Silva", "jose@example.com", "12345678909"),
+            items=(payloads.Item("Camiseta", 2, 2500, reference_id="sku-1"),),
+        ),
+        user=user,
+    )
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("maria", password="x")
+
+
+# --- validation, no network ---------------------------------------------------------
+
+
+def test_no_encrypted_card_names_the_field_and_says_what_to_do():
+    form = CardPaymentForm({"installments": "1"})
+    assert not form.is_valid()
+    assert list(form.errors) == ["encrypted_card"]
+    assert "not encrypted" in form.errors["encrypted_card"][0]
+    assert "JavaScript" in form.errors["encrypted_card"][0]
+
+
+@pytest.mark.parametrize(
+    "blob",
+    ["4111111111111111", "not base64 at all!", "QUJD", "QUJD" * 200, "QUJ=" * 86],
+)
+def test_anything_but_an_rsa_ciphertext_is_refused_on_encrypted_card(blob):
+    form = CardPaymentForm({"encrypted_card": blob, "installments": "1"})
+    assert not form.is_valid()
+    assert list(form.errors) == ["encrypted_card"]
+    # The error never repeats what was posted.
+    assert blob not in str(form.errors)
+
+
+@pytest.mark.parametrize("installments", ["0", "13", "abc", ""])
+def test_installments_out_of_range_name_the_field(installments):
+    form = CardPaymentForm({"encrypted_card": "QUJD" * 86, "installments": installments})
+    assert not form.is_valid()
+    assert list(form.errors) == ["installments"]
+
+
+def test_max_installments_limits_the_choices():
+    form = CardPaymentForm({"encrypted_card": "QUJD" * 86, "installments": "4"}, max_installments=3)
+    assert not form.is_valid()
+    assert list(form.errors) == ["installments"]
+    with pytest.raises(ValueError, match="max_installments"):
+        CardPaymentForm(max_installments=13)
+
+
+def test_installment_labels():
+    assert installment_choices(2) == [(1, "1x"), (2, "2x")]
+    assert installment_choices(3, 1000)[2] == (3, "3x R$ 3.34")
+
+
+@pytest.mark.django_db
+def test_save_card_exists_only_for_a_logged_in_user(user):
+    assert "save_card" not in CardPaymentForm(user=AnonymousUser()).fields
+    assert "save_card" not in CardPaymentForm().fields
+    assert "save_card" in CardPaymentForm(user=user).fields
+
+
+def test_charge_carries_the_encrypted_card_and_no_card_data():
+    blob = "QUJD" * 86
+    form = CardPaymentForm({"encrypted_card": blob, "installments": "3"})
+    assert form.is_valid(), form.errors
+
+    charge = form.charge(5000, reference_id="ref-1", description="Pedido 1").to_dict()
+    assert charge == {
+        "reference_id": "ref-1",
+        "description": "Pedido 1",
+        "amount": {"value": 5000, "currency": "BRL"},
+        "payment_method": {
+            "type": "CREDIT_CARD",
+            "installments": 3,
+            "capture": True,
+            "card": {"encrypted": blob},
+        },
+    }
+
+
+# --- paying through the emulator ----------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_pay_with_an_encrypted_card(orderpay_emulator):
+    order = unpaid_order()
+    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "2"})
+    assert form.is_valid(), form.errors
+
+    paid = form.pay(order, 5000, description="Pedido 1")
+
+    charge = paid.charges.get()
+    assert (paid.status, charge.status, charge.amount_value) == ("PAID", "PAID", 5000)
+    assert (charge.installments, charge.card_last_digits) == (2, "1111")
+    assert CardToken.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_declined_card_is_an_order_not_a_form_error(orderpay_emulator):
+    order = unpaid_order()
+    form = CardPaymentForm({"encrypted_card": encrypted(DECLINED), "installments": "1"})
+    assert form.is_valid()
+
+    declined = form.pay(order, 5000)
+
+    assert declined.status == "DECLINED"
+    assert declined.charges.get().payment_response_message == "NAO AUTORIZADA"
+    assert form.errors == {}
+
+
+@pytest.mark.django_db
+def test_save_card_stores_a_token_owned_by_the_user(orderpay_emulator, user):
+    order = unpaid_order(user)
+    form = CardPaymentForm(
+        {"encrypted_card": encrypted(), "installments": "1", "save_card": "on"}, user=user
+    )
+    assert form.is_valid()
+
+    form.pay(order, 5000)
+
+    token = CardToken.objects.get()
+    assert (token.user, token.last_digits, token.brand) == (user, "1111", "visa")
+
+
+@pytest.mark.django_db
+def test_a_card_the_provider_cannot_decrypt_is_an_error_on_encrypted_card(orderpay_emulator):
+    order = unpaid_order()
+    blob = encrypted(key=foreign_key())
+    form = CardPaymentForm({"encrypted_card": blob, "installments": "1"})
+    assert form.is_valid()
+
+    assert form.pay(order, 5000) is None
+
+    assert list(form.errors) == ["encrypted_card"]
+    assert "invalid" in form.errors["encrypted_card"][0]
+    assert blob not in str(form.errors)
+    assert order.charges.count() == 0
+
+
+@pytest.mark.django_db
+def test_provider_unreachable_is_a_form_error_saying_to_try_again(orderpay_emulator, settings):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    order = unpaid_order()
+    orderpay_emulator.inject_fault("http_502", path_prefix="/orders")
+    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "1"})
+    assert form.is_valid()
+
+    assert form.pay(order, 5000) is None
+
+    assert list(form.errors) == ["__all__"]
+    assert "did not answer" in form.non_field_errors()[0]
+
+
+@pytest.mark.django_db
+def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_emulator):
+    order = unpaid_order()
+    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "1"})
+    assert form.is_valid()
+
+    assert form.pay(order, 0) is None
+
+    (message,) = form.non_field_errors()
+    assert "charges[0].amount.value" in message
+
+
+@pytest.mark.django_db
+def test_in_analysis_card(orderpay_emulator):
+    order = unpaid_order()
+    form = CardPaymentForm({"encrypted_card": encrypted(IN_ANALYSIS_CARD), "installments": "1"})
+    assert form.is_valid()
+    assert form.pay(order, 5000).status == "IN_ANALYSIS"
+
+
+# --- saved cards --------------------------------------------------------------------
+
+
+@pytest.fixture
+def saved_card(orderpay_emulator, user) -> CardToken:
+    card_form = CardPaymentForm(
+        {"encrypted_card": encrypted(), "installments": "1", "save_card": "on"}, user=user
+    )
+    assert card_form.is_valid()
+    card_form.pay(unpaid_order(user), 5000)
+    return CardToken.objects.get(user=user)
+
+
+@pytest.mark.django_db
+def test_saved_card_form_lists_only_the_users_cards(saved_card, user, django_user_model):
+    other = django_user_model.objects.create_user("joao", password="x")
+
+    assert list(SavedCardForm(user=user).fields["card_token"].queryset) == [saved_card]
+    assert SavedCardForm(user=user).has_cards
+    assert not SavedCardForm(user=other).has_cards
+    assert not SavedCardForm(user=AnonymousUser()).has_cards
+    label = SavedCardForm(user=user).fields["card_token"].label_from_instance(saved_card)
+    assert label == "Visa •••• 1111 (12/2030)"
+    assert saved_card.provider_id not in str(SavedCardForm(user=user))
+
+
+@pytest.mark.django_db
+def test_someone_elses_card_is_an_error_naming_card_token(saved_card, django_user_model):
+    other = django_user_model.objects.create_user("joao", password="x")
+    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=other)
+    assert not form.is_valid()
+    assert form.errors["card_token"] == ["Choose one of your saved cards."]
+
+
+@pytest.mark.django_db
+def test_pay_with_a_saved_card(saved_card, user, orderpay_emulator):
+    order = unpaid_order(user)
+    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "3"}, user=user)
+    assert form.is_valid(), form.errors
+
+    paid = form.pay(order, 4200)
+
+    charge = paid.charges.get()
+    assert (paid.status, charge.amount_value, charge.installments) == ("PAID", 4200, 3)
+    assert charge.card_token == saved_card
+
+
+@pytest.mark.django_db
+def test_saved_card_unknown_to_the_provider_is_an_error_naming_card_token(
+    saved_card, user, orderpay_emulator
+):
+    orderpay_emulator.reset()  # the provider forgets the stored card
+    order = unpaid_order(user)
+    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=user)
+    assert form.is_valid()
+
+    assert form.pay(order, 4200) is None
+
+    assert list(form.errors) == ["card_token"]
