@@ -47,7 +47,7 @@ def unpaid_order(user=None) -> Order:
 
 @pytest.fixture
 def user(django_user_model):
-    return django_user_model.objects.create_user("maria", password="x")
+    return django_user_model.objects.create_user("maria")
 
 
 # --- validation, no network ---------------------------------------------------------
@@ -227,7 +227,7 @@ def saved_card(orderpay_emulator, user) -> CardToken:
 
 @pytest.mark.django_db
 def test_saved_card_form_lists_only_the_users_cards(saved_card, user, django_user_model):
-    other = django_user_model.objects.create_user("joao", password="x")
+    other = django_user_model.objects.create_user("joao")
 
     assert list(SavedCardForm(user=user).fields["card_token"].queryset) == [saved_card]
     assert SavedCardForm(user=user).has_cards
@@ -240,7 +240,7 @@ def test_saved_card_form_lists_only_the_users_cards(saved_card, user, django_use
 
 @pytest.mark.django_db
 def test_someone_elses_card_is_an_error_naming_card_token(saved_card, django_user_model):
-    other = django_user_model.objects.create_user("joao", password="x")
+    other = django_user_model.objects.create_user("joao")
     form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=other)
     assert not form.is_valid()
     assert form.errors["card_token"] == ["Choose one of your saved cards."]

@@ -189,7 +189,7 @@ def test_card_form_carries_the_public_key_and_a_message_for_every_sdk_error(key_
 
 
 def test_save_card_is_offered_to_a_logged_in_user_only(key_configured, django_user_model, db):
-    user = django_user_model.objects.create_user("maria", password="x")
+    user = django_user_model.objects.create_user("maria")
     anonymous = render("{% orderpay_card_form form %}", form=CardPaymentForm(user=AnonymousUser()))
     logged_in = render("{% orderpay_card_form form %}", form=CardPaymentForm(user=user))
 
