@@ -390,3 +390,19 @@ def test_no_query_runs_before_the_delivery_is_recorded(client, django_assert_max
     with django_assert_max_num_queries(3):
         response = post(client, body, token="wrong")
     assert response.status_code == 401
+
+
+def test_broken_settings_answer_a_clean_500_and_are_logged(client, settings, monkeypatch):
+    monkeypatch.delenv("ORDERPAY_TOKEN", raising=False)
+    settings.ORDERPAY = {"ENVIRONMENT": "emulator"}  # no TOKEN
+    body = json.dumps(order_json()).encode()
+
+    response = post(client, body)
+
+    assert response.status_code == 500
+    assert response.json()["error"] == {"code": "internal_error", "message": "retry later"}
+    delivery = only_delivery()
+    assert delivery.outcome == DeliveryOutcome.FAILED
+    assert delivery.error.startswith("ConfigurationError: ORDERPAY['TOKEN']")
+    assert "Traceback" in delivery.traceback
+    assert bytes(delivery.body) == body

@@ -15,7 +15,7 @@ with the syncs of the same process.
 from __future__ import annotations
 
 import ipaddress
-import traceback
+import traceback as tb
 from collections.abc import Iterable, Mapping
 
 from django.db.models import F
@@ -49,6 +49,7 @@ def record_delivery(
     order_provider_id: str = "",
     dedupe_key: str = "",
     error: str = "",
+    traceback: str = "",
     secrets: Iterable[str] = (),
 ) -> NotificationDelivery:
     """Insert one delivery as received (or as rejected), committed on its own.
@@ -66,6 +67,7 @@ def record_delivery(
         order_provider_id=order_provider_id[:64],
         dedupe_key=dedupe_key,
         error=redact_text(error, secrets)[:MAX_ERROR_LENGTH],
+        traceback=redact_text(traceback, secrets),
     )
     with sync_transaction():
         delivery.save(force_insert=True)
@@ -103,7 +105,7 @@ def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]
     """
     secrets = tuple(secrets)
     error = redact_text(f"{type(exc).__name__}: {exc}", secrets)[:MAX_ERROR_LENGTH]
-    trace = redact_text("".join(traceback.format_exception(exc)), secrets)
+    trace = redact_text("".join(tb.format_exception(exc)), secrets)
     return error, trace
 
 

@@ -92,6 +92,7 @@ class NotificationView(APIView):
     parser_classes = ()
     renderer_classes = (JSONRenderer,)
     content_negotiation_class = JSONOnly
+    versioning_class = None
 
     checks: tuple[Check, ...] = DEFAULT_CHECKS
     max_body_size: int = DEFAULT_MAX_BODY_SIZE
@@ -105,10 +106,11 @@ class NotificationView(APIView):
     def post(self, request: Request) -> Response:
         try:
             return self.receive(request._request)
-        except Exception:
-            # Only a bug of ours (or the database gone) gets here. The
-            # provider retries a 500; the log line has the traceback.
+        except Exception as exc:
+            # Only a bug of ours, broken settings or the database gone get
+            # here. The provider retries a 500; the log line has the traceback.
             logger.exception("notification view failed before it could answer")
+            self.record_crash(request._request, exc)
             return Response(
                 {
                     "outcome": DeliveryOutcome.FAILED,
@@ -116,6 +118,28 @@ class NotificationView(APIView):
                 },
                 status=500,
             )
+
+    def record_crash(self, request: HttpRequest, exc: Exception) -> None:
+        """Last resort: log the request as failed, if the database still answers."""
+        try:
+            body = request.body if (_content_length(request) or 0) <= self.max_body_size else b""
+        except Exception:
+            body = b""
+        error, trace = recording.describe(exc)
+        try:
+            recording.record_delivery(
+                body=body,
+                headers=dict(request.headers),
+                remote_addr=recording.client_address(request.META),
+                content_type=request.META.get("CONTENT_TYPE", ""),
+                valid=None,
+                outcome=DeliveryOutcome.FAILED,
+                order_provider_id=_order_id_hint(body),
+                error=error,
+                traceback=trace,
+            )
+        except Exception:
+            logger.exception("notification could not be recorded either")
 
     def receive(self, request: HttpRequest) -> Response:
         """Steps 1 to 5 of the module's docstring."""
