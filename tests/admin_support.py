@@ -94,5 +94,50 @@ def action_names(client: Client, model_name: str) -> list[str]:
     """The actions the changelist offers this user."""
     response = client.get(changelist(model_name))
     assert response.status_code == 200
-    form = response.context["action_form"]
-    return [name for name, _label in form.fields["action"].choices if name]
+    form = response.context["action_form"]  # None when the user may run no action
+    return [name for name, _label in form.fields["action"].choices if name] if form else []
+
+
+APPROVED_VISA = "4111111111111111"
+DECLINED_VISA = "4929291898380766"
+IN_ANALYSIS_VISA = "4000000000000044"
+
+
+def card_charge(amount: int, number: str = APPROVED_VISA, *, capture: bool = True) -> dict:
+    """One ``charges[]`` entry of a create-order body, paid with a raw test card."""
+    return {
+        "reference_id": f"charge-{amount}",
+        "description": "Pedido de teste",
+        "amount": {"value": amount, "currency": "BRL"},
+        "payment_method": {
+            "type": "CREDIT_CARD",
+            "installments": 1,
+            "capture": capture,
+            "card": {
+                "number": number,
+                "exp_month": "12",
+                "exp_year": "2030",
+                "security_code": "123",
+                "holder": {"name": "Jose da Silva"},
+            },
+        },
+    }
+
+
+def order_body(*charges: dict, reference_id: str = "loja-1") -> dict:
+    """A create-order body with ``charges`` (one item for their total)."""
+    total = sum(c["amount"]["value"] for c in charges) or 500
+    return {
+        "reference_id": reference_id,
+        "customer": {
+            "name": "Jose da Silva",
+            "email": "jose@example.com",
+            "tax_id": "12345678909",
+            "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
+        },
+        "items": [
+            {"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": total}
+        ],
+        "notification_urls": ["https://shop.example.com/orderpay/notifications/"],
+        "charges": list(charges),
+    }

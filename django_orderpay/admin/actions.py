@@ -16,9 +16,11 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from .. import services
 from ..models import Charge, ChargeStatus, DeliveryOutcome, NotificationDelivery, Order
+from ..notifications import processing
 from .confirm import ConfirmedAction, Outcome, Step
-from .display import money, status_badge
+from .display import money, outcome_badge, status_badge
 from .forms import RefundAmountForm
 
 
@@ -62,8 +64,6 @@ class CancelCharges(ConfirmedAction):
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         was_paid = obj.status == ChargeStatus.PAID
-        from .. import services  # TEMP-LAZY
-
         charge = services.cancel_charge(obj, None, idempotency_key=idempotency_key)
         if was_paid:
             text = _("refunded; %(refunded)s refunded in all, status %(status)s") % {
@@ -110,8 +110,6 @@ class RefundChargesPartially(ConfirmedAction):
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         amount = cleaned_data["amount"]
-        from .. import services  # TEMP-LAZY
-
         charge = services.cancel_charge(obj, amount, idempotency_key=idempotency_key)
         text = _("refunded %(amount)s; %(refunded)s refunded in all, status %(status)s") % {
             "amount": money(amount, charge.currency),
@@ -152,8 +150,6 @@ class CaptureCharges(ConfirmedAction):
         return Step(obj, reason, skipped=True, badge=badge)
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
-        from .. import services  # TEMP-LAZY
-
         charge = services.capture_charge(obj, None, idempotency_key=idempotency_key)
         text = _("captured %(amount)s, status %(status)s") % {
             "amount": money(charge.amount_paid, charge.currency),
@@ -177,8 +173,6 @@ class RefreshOrders(ConfirmedAction):
 
     def perform(self, obj: Order, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         before = obj.get_status_display()
-        from .. import services  # TEMP-LAZY
-
         order = services.refresh_order(obj)
         after = order.get_status_display()
         if before == after:
@@ -212,20 +206,24 @@ class ReplayDeliveries(ConfirmedAction):
     submit_label = gettext_lazy("Yes, replay them")
 
     def plan(self, obj: NotificationDelivery) -> Step:
-        text = _("process it again (now %(outcome)s)") % {"outcome": obj.get_outcome_display()}
-        return Step(obj, text)
+        badge = outcome_badge(obj.outcome, obj.get_outcome_display())
+        if obj.outcome == DeliveryOutcome.REJECTED:
+            reason = _("it was rejected on arrival, and its authenticity can't be checked again")
+            return Step(obj, reason, skipped=True, badge=badge)
+        text = _("process it again: fetch order %(order)s from the provider and update it") % {
+            "order": obj.order_provider_id or "?"
+        }
+        return Step(obj, text, badge=badge)
 
     def perform(
         self, obj: NotificationDelivery, cleaned_data: dict[str, Any], idempotency_key: str
     ) -> Outcome:
-        from ..notifications import processing  # TEMP-LAZY
-
-        processing.process_delivery(obj)
-        obj.refresh_from_db()
-        text = _("replayed, outcome %(outcome)s") % {"outcome": obj.get_outcome_display()}
-        if obj.outcome in (DeliveryOutcome.FAILED, DeliveryOutcome.REJECTED):
-            return Outcome(f"{text}: {obj.error}" if obj.error else text, messages.ERROR)
-        return Outcome(text)
+        result = processing.process_delivery(obj)
+        outcome = DeliveryOutcome(result.outcome).label
+        text = _("replayed, outcome %(outcome)s") % {"outcome": outcome}
+        if result.detail:
+            text = f"{text} ({result.detail})"
+        return Outcome(text, messages.SUCCESS if result.ok else messages.ERROR)
 
 
 cancel_charges = CancelCharges().as_admin_action()

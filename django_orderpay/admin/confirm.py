@@ -132,6 +132,8 @@ class ConfirmedAction:
         cleaned_data: dict[str, Any],
     ) -> None:
         for step in todo:
+            # Named as the confirmation page named it, before acting changes it.
+            label = str(step.obj)
             key = self.idempotency_key(cleaned_data["confirmation"], step.obj)
             try:
                 outcome = self.perform(step.obj, cleaned_data, key)
@@ -139,7 +141,7 @@ class ConfirmedAction:
                 outcome = Outcome(
                     describe_error(error, changes_state=self.changes_state), messages.ERROR
                 )
-            modeladmin.message_user(request, f"{step.obj}: {outcome.text}", outcome.level)
+            modeladmin.message_user(request, f"{label}: {outcome.text}", outcome.level)
 
     def _report_skipped(
         self, modeladmin: admin.ModelAdmin, request: HttpRequest, skipped: Sequence[Step]

@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from ..models import format_cents
 
 #: Digits with optional ``.``/``,`` separators; sign and currency are handled before.
-_AMOUNT = re.compile(r"\d[\d.,]{0,19}")
-_GROUPED = re.compile(r"\d{1,3}(?:[.,]\d{3})*")
+_AMOUNT = re.compile(r"[0-9][0-9.,]{0,19}")
+_GROUPED = re.compile(r"[0-9]{1,3}(?:[.,][0-9]{3})*")
 _CURRENCY_PREFIX = re.compile(r"^(?:R\$|BRL)", re.IGNORECASE)
 
 
@@ -27,12 +27,12 @@ def _invalid() -> ValidationError:
 
 def _integer_part(text: str, decimal_separator: str | None) -> str:
     """The digits of ``text`` once its thousands separators are checked and dropped."""
-    separators = set(re.sub(r"\d", "", text))
+    separators = set(re.sub(r"[0-9]", "", text))
     if not separators:
         return text
     if len(separators) > 1 or decimal_separator in separators or not _GROUPED.fullmatch(text):
         raise _invalid()
-    return re.sub(r"\D", "", text)
+    return re.sub(r"[^0-9]", "", text)
 
 
 def parse_money(text: str) -> int:
@@ -51,7 +51,7 @@ def parse_money(text: str) -> int:
         raise ValidationError(_("Enter an amount greater than zero."), code="not_positive")
     if not _AMOUNT.fullmatch(text):
         raise _invalid()
-    match = re.search(r"[.,](\d{1,2})$", text)
+    match = re.search(r"[.,]([0-9]{1,2})$", text)
     if match:
         integer = _integer_part(text[: match.start()], text[match.start()])
         fraction = match.group(1).ljust(2, "0")
@@ -63,19 +63,17 @@ def parse_money(text: str) -> int:
     return cents
 
 
-class MoneyField(forms.CharField):
+class MoneyField(forms.Field):
     """A text input whose cleaned value is integer cents (see :func:`parse_money`)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("max_length", 32)
-        kwargs.setdefault(
-            "widget", forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"})
-        )
-        super().__init__(**kwargs)
+    widget = forms.TextInput(
+        attrs={"inputmode": "decimal", "autocomplete": "off", "maxlength": "32"}
+    )
+    default_error_messages = {"required": _("Enter an amount.")}
 
-    def to_python(self, value: Any) -> int | None:  # type: ignore[override]
-        text = super().to_python(value)
-        if text in self.empty_values:
+    def to_python(self, value: Any) -> int | None:
+        text = str(value).strip() if value is not None else ""
+        if not text:
             return None
         return parse_money(text)
 
