@@ -1,0 +1,552 @@
+"""The example shop through Django's test client, paying through the emulator over HTTP.
+
+The browser half (checkout.js encrypting in Chromium) is in tests/browser/test_checkout.py;
+here the test encrypts the card as the SDK would (``cardcrypto.encrypt_card``).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import runpy
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+import requests
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+from django.urls import reverse
+
+from django_orderpay import services
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.emulator import IN_ANALYSIS_CARD
+from django_orderpay.models import CardToken, Order
+from example_project.shop.cart import SESSION_KEY
+from example_project.shop.models import Product, Purchase
+
+ROOT = Path(__file__).resolve().parent.parent
+APPROVED = "4111111111111111"
+DECLINED = "4929291898380766"
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36"
+CUSTOMER = {
+    "customer_name": "Jose da Silva",
+    "customer_email": "jose@example.com",
+    "customer_tax_id": "123.456.789-09",
+    "phone": "(11) 99999-9999",
+    "postal_code": "01452-002",
+    "street": "Avenida Brigadeiro Faria Lima",
+    "number": "1384",
+    "complement": "apto 12",
+    "locality": "Pinheiros",
+    "city": "Sao Paulo",
+    "region_code": "SP",
+}
+
+
+@pytest.fixture
+def products(db):
+    return {
+        "camiseta": Product.objects.create(name="Camiseta", slug="camiseta", price=5990),
+        "caneca": Product.objects.create(name="Caneca", slug="caneca", price=3490),
+    }
+
+
+@pytest.fixture
+def shop(orderpay_emulator, settings):
+    """The emulator as the provider, notifying the shop's own endpoint."""
+    settings.ORDERPAY = {
+        **settings.ORDERPAY,
+        "NOTIFICATION_URL": "https://shop.example.com/orderpay/notifications/",
+    }
+    return orderpay_emulator
+
+
+def add(client, product, quantity=1):
+    return client.post(reverse("shop:cart_add", args=[product.pk]), {"quantity": quantity})
+
+
+def check_out(client, products, **changes) -> Purchase:
+    add(client, products["camiseta"], 2)
+    add(client, products["caneca"])
+    response = client.post(reverse("shop:checkout"), {**CUSTOMER, **changes})
+    assert response.status_code == 302, response.content.decode()
+    return Purchase.objects.get()
+
+
+def encrypted(number: str) -> str:
+    return encrypt_card(services.get_public_key(), number, "123", "12", "2030", "Jose da Silva")
+
+
+def pay_card(client, purchase, number=APPROVED, **data):
+    return client.post(
+        reverse("shop:pay_card", args=[purchase.reference]),
+        {"encrypted_card": encrypted(number), "installments": "1", **data},
+    )
+
+
+def status_json(client, purchase) -> dict:
+    return client.get(reverse("shop:status_json", args=[purchase.reference])).json()
+
+
+# --- products, cart, checkout ---------------------------------------------------------
+
+
+def test_products_are_listed_with_their_prices(client, products):
+    page = client.get(reverse("shop:products")).content.decode()
+    assert "Camiseta" in page
+    assert "R$ 59.90" in page
+
+
+def test_cart_adds_updates_and_removes(client, products):
+    add(client, products["camiseta"])
+    add(client, products["camiseta"])
+    add(client, products["caneca"], 3)
+    assert client.session[SESSION_KEY] == {
+        str(products["camiseta"].pk): 2,
+        str(products["caneca"].pk): 3,
+    }
+    page = client.get(reverse("shop:cart")).content.decode()
+    assert "R$ 224.50" in page  # 2 x 59.90 + 3 x 34.90
+
+    client.post(reverse("shop:cart"), {"product": products["caneca"].pk, "quantity": 0})
+    assert client.session[SESSION_KEY] == {str(products["camiseta"].pk): 2}
+
+
+def test_cart_refuses_a_bad_quantity_naming_it(client, products):
+    add(client, products["camiseta"])
+    response = client.post(
+        reverse("shop:cart"), {"product": products["camiseta"].pk, "quantity": -1}, follow=True
+    )
+    assert "Quantity:" in response.content.decode()
+    assert client.session[SESSION_KEY] == {str(products["camiseta"].pk): 1}
+
+
+def test_unknown_product_is_404(client, products):
+    assert client.post(reverse("shop:cart_add", args=[999])).status_code == 404
+
+
+def test_checkout_of_an_empty_cart_goes_back_to_the_cart(client, db):
+    response = client.get(reverse("shop:checkout"))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("shop:cart")
+
+
+def test_checkout_freezes_the_cart_into_a_purchase(client, products):
+    purchase = check_out(client, products)
+
+    assert [(line.name, line.quantity, line.unit_amount) for line in purchase.lines.all()] == [
+        ("Camiseta", 2, 5990),
+        ("Caneca", 1, 3490),
+    ]
+    assert purchase.total == 15470
+    assert (purchase.customer_tax_id, purchase.postal_code) == ("12345678909", "01452002")
+    assert (purchase.phone_area, purchase.phone_number) == ("11", "999999999")
+    assert SESSION_KEY not in client.session
+
+
+def test_checkout_errors_name_each_field(client, products):
+    add(client, products["camiseta"])
+    response = client.post(
+        reverse("shop:checkout"),
+        {
+            **CUSTOMER,
+            "customer_tax_id": "111.111.111-11",
+            "phone": "1234",
+            "postal_code": "0145",
+            "customer_email": "a@b.co",
+            "region_code": "XX",
+        },
+    )
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert sorted(errors) == [
+        "customer_email",
+        "customer_tax_id",
+        "phone",
+        "postal_code",
+        "region_code",
+    ]
+    assert "CPF" in errors["customer_tax_id"][0]
+    assert Purchase.objects.count() == 0
+
+
+# --- paying by card ------------------------------------------------------------------
+
+
+def test_pay_page_has_the_card_form_and_the_sdk(client, products, shop):
+    purchase = check_out(client, products)
+    response = client.get(
+        reverse("shop:pay", args=[purchase.reference]), headers={"User-Agent": DESKTOP}
+    )
+    page = response.content.decode()
+
+    assert f'src="{shop.base_url}/sdk/pagseguro.js"' in page
+    assert 'src="/static/django_orderpay/checkout.js"' in page
+    assert f'data-orderpay-public-key="{shop.emulator.public_key}"' in page
+    assert 'data-orderpay-field="number"' in page
+    assert "Pay in the PagBank app" not in page  # a desktop browser
+    assert response.context["saved_form"] is None
+
+
+def test_card_payment_ends_paid_on_the_status_page(client, products, shop):
+    purchase = check_out(client, products)
+
+    response = pay_card(client, purchase, installments="3")
+
+    assert response.status_code == 302
+    assert response["Location"] == purchase.get_absolute_url()
+    order = Order.objects.get()
+    assert (order.reference_id, order.shop_object, order.status) == ("shop-1", purchase, "PAID")
+    charge = order.charges.get()
+    assert (charge.amount_value, charge.installments) == (15470, 3)
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    assert "Paid with Visa •••• 1111 in 3 installments." in page
+    assert status_json(client, purchase) == {
+        "status": "PAID",
+        "label": "Paid",
+        "detail": "Paid with Visa •••• 1111 in 3 installments.",
+        "settled": True,
+    }
+
+    # The provider's notification arrives and changes nothing.
+    deliveries = shop.deliver_notifications(client)
+    assert [d.status for d in deliveries] == [200]
+    assert status_json(client, purchase)["status"] == "PAID"
+
+
+def test_declined_card_shows_the_decline_and_a_retry_pays_the_same_order(client, products, shop):
+    purchase = check_out(client, products)
+
+    pay_card(client, purchase, DECLINED)
+
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    assert "Payment declined" in page
+    assert "NAO AUTORIZADA (20003)" in page
+    assert "Try another card" in page
+
+    pay_card(client, purchase, APPROVED)
+
+    order = Order.objects.get()
+    assert sorted(order.charges.values_list("status", flat=True)) == ["DECLINED", "PAID"]
+    assert status_json(client, purchase)["status"] == "PAID"
+    assert shop.order_ids() == [order.provider_id]
+
+
+def test_in_analysis_until_the_notification_says_paid(client, products, shop):
+    purchase = check_out(client, products)
+    pay_card(client, purchase, IN_ANALYSIS_CARD)
+    assert status_json(client, purchase)["status"] == "IN_ANALYSIS"
+    assert status_json(client, purchase)["settled"] is False
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    assert 'data-settled="false"' in page
+    assert "shop/status.js" in page
+
+    shop.resolve_charge(Order.objects.get().charges.get().provider_id, "PAID")
+    assert status_json(client, purchase)["status"] == "IN_ANALYSIS"  # not told yet
+    shop.deliver_notifications(client)
+
+    assert status_json(client, purchase) | {"detail": ""} == {
+        "status": "PAID",
+        "label": "Paid",
+        "detail": "",
+        "settled": True,
+    }
+
+
+def test_no_encrypted_card_is_an_error_on_the_pay_page_and_nothing_is_sent(client, products, shop):
+    purchase = check_out(client, products)
+    response = client.post(
+        reverse("shop:pay_card", args=[purchase.reference]), {"installments": "1"}
+    )
+    assert response.status_code == 200
+    assert list(response.context["card_form"].errors) == ["encrypted_card"]
+    assert shop.order_ids() == []
+
+
+def test_raw_card_fields_posted_anyway_are_ignored(client, products, shop):
+    purchase = check_out(client, products)
+    response = client.post(
+        reverse("shop:pay_card", args=[purchase.reference]),
+        {"installments": "1", "number": APPROVED, "security_code": "123"},
+    )
+    assert list(response.context["card_form"].errors) == ["encrypted_card"]
+    assert shop.order_ids() == []
+
+
+def test_a_paid_purchase_cannot_be_paid_again(client, products, shop):
+    purchase = check_out(client, products)
+    pay_card(client, purchase)
+
+    again = pay_card(client, purchase)
+
+    assert again.status_code == 302
+    assert again["Location"] == purchase.get_absolute_url()
+    assert Order.objects.get().charges.count() == 1
+    assert client.get(reverse("shop:pay", args=[purchase.reference])).status_code == 302
+
+
+def test_provider_down_is_a_message_on_the_pay_page(client, products, shop, settings):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    purchase = check_out(client, products)
+    shop.inject_fault("http_502", path_prefix="/orders")
+
+    response = pay_card(client, purchase)
+
+    assert response.status_code == 200
+    assert "did not answer" in response.content.decode()
+
+
+def test_unknown_purchase_is_404(client, db):
+    missing = "00000000-0000-0000-0000-000000000000"
+    assert client.get(reverse("shop:status", args=[missing])).status_code == 404
+    assert client.get(reverse("shop:status_json", args=[missing])).status_code == 404
+
+
+# --- saved cards ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def maria(django_user_model):
+    return django_user_model.objects.create_user("maria", email="maria@example.com")
+
+
+def test_saved_card_flow(client, products, shop, maria):
+    client.force_login(maria)
+    first = check_out(client, products)
+    assert first.user == maria
+    pay_card(client, first, save_card="on")
+    token = CardToken.objects.get()
+    assert token.user == maria
+
+    add(client, products["caneca"])
+    # The last checkout's details are offered again.
+    form = client.get(reverse("shop:checkout")).context["form"]
+    assert form.initial["customer_tax_id"] == "12345678909"
+    client.post(reverse("shop:checkout"), CUSTOMER)
+    second = Purchase.objects.exclude(pk=first.pk).get()
+    pay_page = client.get(reverse("shop:pay", args=[second.reference]))
+    assert "Visa •••• 1111 (12/2030)" in pay_page.content.decode()
+    assert token.provider_id not in pay_page.content.decode()
+
+    response = client.post(
+        reverse("shop:pay_saved_card", args=[second.reference]),
+        {"card_token": token.pk, "installments": "1"},
+    )
+
+    assert response["Location"] == second.get_absolute_url()
+    charge = second.payment_orders().get().charges.get()
+    assert (charge.status, charge.card_token, charge.amount_value) == ("PAID", token, 3490)
+
+
+def test_saved_card_needs_a_login_and_the_owner(client, products, shop, maria, django_user_model):
+    client.force_login(maria)
+    purchase = check_out(client, products)
+    pay_card(client, purchase, DECLINED, save_card="on")
+    token = CardToken.objects.get()  # stored even though declined
+    client.logout()
+
+    anonymous = client.post(
+        reverse("shop:pay_saved_card", args=[purchase.reference]),
+        {"card_token": token.pk, "installments": "1"},
+    )
+    assert anonymous.status_code == 302
+    assert anonymous["Location"].startswith(reverse("shop:login"))
+
+    client.force_login(django_user_model.objects.create_user("joao"))
+    response = client.post(
+        reverse("shop:pay_saved_card", args=[purchase.reference]),
+        {"card_token": token.pk, "installments": "1"},
+    )
+    assert response.context["saved_form"] is None  # joao has no saved cards to show
+    assert Order.objects.get().charges.count() == 1
+
+
+def test_login_page_logs_in(client, django_user_model, db):
+    django_user_model.objects.create_user("ana", password="orderpay-test-pw")
+    response = client.post(
+        reverse("shop:login"), {"username": "ana", "password": "orderpay-test-pw"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("shop:products")
+
+
+# --- paying in the app (deeplink) ------------------------------------------------------
+
+
+def test_the_app_is_offered_on_mobile_only(client, products, shop):
+    purchase = check_out(client, products)
+    pay_url = reverse("shop:pay", args=[purchase.reference])
+
+    assert (
+        "Pay in the PagBank app"
+        in client.get(pay_url, headers={"User-Agent": IPHONE}).content.decode()
+    )
+    assert (
+        "Pay in the PagBank app"
+        not in client.get(pay_url, headers={"User-Agent": DESKTOP}).content.decode()
+    )
+
+    refused = client.post(
+        reverse("shop:pay_in_app", args=[purchase.reference]), headers={"User-Agent": DESKTOP}
+    )
+    assert refused["Location"] == pay_url
+    assert shop.order_ids() == []
+
+
+def test_deeplink_paid_through_the_simulator_updates_on_the_notification(client, products, shop):
+    purchase = check_out(client, products)
+
+    response = client.post(
+        reverse("shop:pay_in_app", args=[purchase.reference]), headers={"User-Agent": IPHONE}
+    )
+
+    assert response["Location"] == purchase.get_absolute_url()
+    order = Order.objects.get()
+    assert order.deeplink.amount_value == 15470
+    assert order.deeplink.redirect_url == "http://testserver" + purchase.get_absolute_url()
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    assert "Waiting for payment in the PagBank app" in page
+    assert f'href="{html.escape(order.deeplink.url)}"' in page
+    assert status_json(client, purchase)["settled"] is False
+
+    # The payer pays in the app: the provider's simulator, then its notification.
+    answer = requests.post(
+        f"{shop.base_url}/pagpay/balance/{order.deeplink.deeplink_id}",
+        json={"status": "PAID"},
+        timeout=5,
+    )
+    assert answer.status_code == 201
+    assert status_json(client, purchase)["status"] == "WAITING_APP"
+    shop.deliver_notifications(client)
+
+    assert status_json(client, purchase)["status"] == "PAID"
+
+
+def test_shop_simulates_the_app_and_comes_back_to_the_redirect_url(client, products, shop):
+    purchase = check_out(client, products)
+    client.post(
+        reverse("shop:pay_in_app", args=[purchase.reference]), headers={"User-Agent": IPHONE}
+    )
+
+    response = client.post(reverse("shop:simulate_app_payment", args=[purchase.reference]))
+
+    assert response["Location"] == "http://testserver" + purchase.get_absolute_url()
+    assert status_json(client, purchase)["status"] == "PAID"
+
+
+def test_pay_in_app_twice_reuses_the_deeplink(client, products, shop):
+    purchase = check_out(client, products)
+    url = reverse("shop:pay_in_app", args=[purchase.reference])
+    client.post(url, headers={"User-Agent": IPHONE})
+    client.post(url, headers={"User-Agent": IPHONE})
+    assert len(shop.order_ids()) == 1
+
+
+def test_simulating_without_a_deeplink_is_refused(client, products, shop):
+    purchase = check_out(client, products)
+    response = client.post(
+        reverse("shop:simulate_app_payment", args=[purchase.reference]), follow=True
+    )
+    assert "no payment in the app to simulate" in response.content.decode()
+
+
+# --- admin, seed, settings ---------------------------------------------------------------
+
+
+def test_admin_lists_purchases_with_their_payment(admin_client, client, products, shop):
+    purchase = check_out(client, products)
+    pay_card(client, purchase)
+
+    listing = admin_client.get(reverse("admin:shop_purchase_changelist")).content.decode()
+    change = admin_client.get(reverse("admin:shop_purchase_change", args=[purchase.pk]))
+
+    assert "Paid" in listing
+    assert "R$ 154.70" in listing
+    assert change.status_code == 200
+    assert admin_client.get(reverse("admin:shop_product_changelist")).status_code == 200
+
+
+def test_seed_shop_creates_products_and_users_and_prints_the_logins(db):
+    out = StringIO()
+    call_command("seed_shop", stdout=out)
+    call_command("seed_shop", stdout=StringIO())  # again: nothing doubles
+
+    assert Product.objects.count() == 5
+    printed = out.getvalue()
+    assert "admin / orderpay-admin" in printed
+    assert "shopper / orderpay-shopper" in printed
+    admin = authenticate(username="admin", password="orderpay-admin")
+    assert admin is not None and admin.is_staff
+    shopper = authenticate(username="shopper", password="orderpay-shopper")
+    assert shopper is not None and not shopper.is_staff
+
+
+def _clean_environment() -> dict[str, str]:
+    keep = {"PATH", "HOME", "LANG", "SYSTEMROOT", "TMPDIR"}
+    return {k: v for k, v in os.environ.items() if k in keep}
+
+
+def test_example_settings_default_to_the_in_process_emulator(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("ORDERPAY_") or name in ("DEBUG", "SITE_URL", "DATABASE_URL"):
+            monkeypatch.delenv(name)
+    values = runpy.run_path(str(ROOT / "example_project" / "settings.py"))
+
+    assert values["DEBUG"] is True
+    assert values["ORDERPAY"] == {
+        "ENVIRONMENT": "emulator",
+        "TOKEN": "demo-token",
+        "EMULATOR_URL": "http://127.0.0.1:8000/emulator",
+        "NOTIFICATION_URL": "http://127.0.0.1:8000/orderpay/notifications/",
+    }
+    assert values["SHOP_SERVE_EMULATOR"] is True
+    assert values["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
+
+
+def test_example_settings_for_the_sandbox(monkeypatch):
+    monkeypatch.setenv("ORDERPAY_ENVIRONMENT", "sandbox")
+    monkeypatch.setenv("ORDERPAY_TOKEN", "sandbox-token")
+    monkeypatch.setenv("SITE_URL", "https://shop.example.com")
+    monkeypatch.setenv("DEBUG", "false")
+    monkeypatch.setenv("SECRET_KEY", "s3cret")
+    values = runpy.run_path(str(ROOT / "example_project" / "settings.py"))
+
+    assert values["ORDERPAY"]["ENVIRONMENT"] == "sandbox"
+    assert values["ORDERPAY"]["TOKEN"] == "sandbox-token"
+    assert (
+        values["ORDERPAY"]["NOTIFICATION_URL"] == "https://shop.example.com/orderpay/notifications/"
+    )
+    assert values["SHOP_SERVE_EMULATOR"] is False
+
+
+def test_demo_commands_run_on_a_fresh_machine(tmp_path):
+    """What ``make demo`` runs before serving: check, migrate, seed (runserver is the browser's)."""
+    env = {
+        **_clean_environment(),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "example_project.settings",
+    }
+
+    def manage(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "no issues" in manage("check")
+    manage("migrate", "--noinput")
+    printed = manage("seed_shop")
+    assert "admin / orderpay-admin" in printed
