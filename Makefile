@@ -32,7 +32,7 @@ demo: venv
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 bench: venv
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m tests.benchmarks
 
 tox: venv
 	PATH="$$PATH:$$(ls -d /root/.pyenv/versions/3.12*/bin /root/.pyenv/versions/3.13*/bin 2>/dev/null | tr '\n' ':')" $(BIN)/tox
