@@ -235,3 +235,15 @@ def test_a_shop_test_of_the_documented_flow(orderpay_emulator, client):
         ("IN_ANALYSIS", "api"),
         ("PAID", "notification"),
     ]
+
+
+@pytest.mark.urls(__name__)
+@pytest.mark.django_db
+def test_deliveries_left_pending_are_reported_not_dropped(orderpay_emulator, client):
+    get_client().create_order(ORDER)
+
+    with pytest.raises(AssertionError, match="still pending"):
+        orderpay_emulator.deliver_notifications(client, timeout=0)
+
+    assert SEEN == []
+    assert [d.status for d in orderpay_emulator.deliver_notifications(client)] == [204]

@@ -32,6 +32,8 @@ __all__ = ["ControlPlaneError", "Delivery", "OrderPayEmulator", "orderpay_emulat
 EMULATOR_TOKEN = "emulator-token"
 CONTROL_PREFIX = "/_emulator"
 CONTROL_TIMEOUT = 10.0
+#: How long one deliver_notifications() may take before a test is told.
+DELIVERY_TIMEOUT = 60.0
 
 
 class ControlPlaneError(AssertionError):
@@ -136,7 +138,9 @@ class OrderPayEmulator:
         """Every notification the emulator queued, oldest first, with its attempts."""
         return self.emulator.notifier.deliveries()
 
-    def deliver_notifications(self, client: Client | None = None) -> list[Delivery]:
+    def deliver_notifications(
+        self, client: Client | None = None, *, timeout: float = DELIVERY_TIMEOUT
+    ) -> list[Delivery]:
         """POST every pending notification through ``client`` (a Django test ``Client``).
 
         Each goes to the path (and query) of its notification URL, with the
@@ -144,7 +148,9 @@ class OrderPayEmulator:
         transaction and sees its rows. A delivery the view answers with a
         non-2xx is retried at once, as the provider retries, up to five more
         times. Answers every attempt made, in order. An exception raised by
-        the view stops the deliveries and is raised here.
+        the view stops the deliveries and is raised here; so is a delivery
+        still pending after ``timeout`` seconds (a view that keeps failing
+        slowly), as an ``AssertionError``.
         """
         if client is None:
             from django.test import Client
@@ -153,11 +159,16 @@ class OrderPayEmulator:
         target = _Target(client)
         self._local.target = target
         try:
-            self.emulator.notifier.flush()
+            finished = self.emulator.notifier.flush(timeout)
         finally:
             self._local.target = None
         if target.error is not None:
             raise target.error
+        if not finished:
+            raise AssertionError(
+                f"notifications still pending after {timeout:g} s "
+                f"({len(target.attempts)} attempts made)"
+            )
         return target.attempts
 
     def send_notification(self, url: str, body: bytes, headers: dict[str, str]) -> int:
