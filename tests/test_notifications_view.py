@@ -307,8 +307,9 @@ def test_a_copy_of_a_processed_notification_is_a_duplicate(client, trusting):
     assert [first.json()["outcome"], second.json()["outcome"]] == ["processed", "duplicate"]
     assert second.status_code == 200
     assert ChargeStatusChange.objects.filter(new_status="PAID").count() == 1
-    outcomes = NotificationDelivery.objects.order_by("pk").values_list("outcome", flat=True)
-    assert list(outcomes) == ["processed", "duplicate"]
+    first_row, second_row = NotificationDelivery.objects.order_by("pk")
+    assert (first_row.outcome, second_row.outcome) == ("processed", "duplicate")
+    assert second_row.error == f"a copy of delivery {first_row.pk}"
 
 
 def test_a_state_already_applied_answers_200(client, trusting):

@@ -67,16 +67,17 @@ class Result:
         return 200 <= self.http_status < 300
 
 
-def _already_processed(delivery: NotificationDelivery) -> bool:
-    """Whether another copy of this delivery (same dedupe key) was already applied."""
+def _processed_copy(delivery: NotificationDelivery) -> int | None:
+    """The id of another copy of this delivery (same dedupe key) already applied, if any."""
     if not delivery.dedupe_key:
-        return False
+        return None
     return (
         NotificationDelivery.objects.filter(
             dedupe_key=delivery.dedupe_key, outcome=DeliveryOutcome.PROCESSED
         )
         .exclude(pk=delivery.pk)
-        .exists()
+        .values_list("pk", flat=True)
+        .first()
     )
 
 
@@ -94,8 +95,8 @@ def _apply(
         # Orders reach the database through the services before the provider
         # can notify about them; one we never made is not ours to adopt.
         result = Result.of(DeliveryOutcome.IGNORED, f"order {order_id} is unknown here")
-    elif _already_processed(delivery):
-        result = Result.of(DeliveryOutcome.DUPLICATE, "a copy of this delivery was processed")
+    elif (copy_of := _processed_copy(delivery)) is not None:
+        result = Result.of(DeliveryOutcome.DUPLICATE, f"a copy of delivery {copy_of}")
     else:
         if trust_body:
             sync_order(payload, source=ChangeSource.NOTIFICATION)
