@@ -208,7 +208,9 @@ def _clear_caches() -> None:
     clear_public_key_cache()
     from django_orderpay import client as client_module
 
-    cached = client_module._local.__dict__.pop("client", None)
+    # The client module keeps one client per thread (no public reset yet).
+    local = getattr(client_module, "_local", None)
+    cached = local.__dict__.pop("client", None) if local is not None else None
     if cached is not None:
         cached[1].close()
 
