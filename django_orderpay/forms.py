@@ -249,6 +249,9 @@ class SavedCardForm(forms.Form):
         if user.is_authenticated:
             tokens = CardToken.objects.filter(user=user).order_by("-created_at", "-pk")
         self.fields["card_token"].queryset = tokens
+        newest = tokens.first()
+        if newest is not None:
+            self.initial.setdefault("card_token", newest.pk)  # the card used last, chosen
         self.fields["installments"].choices = installment_choices(max_installments, amount)
 
     @property
