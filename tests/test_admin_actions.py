@@ -73,6 +73,8 @@ def test_cancel_page_lists_what_will_happen_and_what_is_skipped(orderpay_emulato
     assert [step.obj.pk for step in page.context["skipped"]] == [declined.pk]
     assert "refund R$ 12.34, everything still refundable" in html
     assert "it was declined: nothing was paid" in html
+    assert "In all, R$ 12.34 will be refunded." in html
+    assert "(order loja-1, Jose da Silva)" in html
     assert 'name="csrfmiddlewaretoken"' in html
     # Nothing happened yet.
     assert at_provider(paid)["status"] == "PAID"
@@ -104,6 +106,7 @@ def test_cancel_voids_an_authorisation(orderpay_emulator, boss):
     page, response = confirm(boss, "cancel_charges", [authorised])
 
     assert "void the authorisation of R$ 8.00" in page.content.decode()
+    assert "In all, authorisations of R$ 8.00 will be voided." in page.content.decode()
     assert at_provider(authorised)["status"] == "CANCELED"
     authorised.refresh_from_db()
     assert authorised.status == "CANCELED"
@@ -194,6 +197,7 @@ def test_capture_takes_an_authorised_charge_and_skips_a_paid_one(orderpay_emulat
     html = page.content.decode()
     assert "capture R$ 25.00 (authorised until" in html
     assert "it is paid already: there is nothing to capture" in html
+    assert "In all, R$ 25.00 will be captured." in html
     assert at_provider(authorised)["status"] == "PAID"
     authorised.refresh_from_db()
     assert (authorised.status, authorised.amount_paid) == ("PAID", 2500)

@@ -24,8 +24,15 @@ from .display import money, outcome_badge, status_badge
 from .forms import RefundAmountForm
 
 
-def _charge_badge(charge: Charge) -> Any:
-    return status_badge(charge.status, charge.get_status_display())
+def _order_detail(order: Order) -> str:
+    """How staff know an order: the shop's reference and the customer."""
+    return ", ".join(filter(None, [order.reference_id, order.customer_name]))
+
+
+def _charge_step(charge: Charge, text: str, *, skipped: bool = False) -> Step:
+    detail = _("order %(order)s") % {"order": _order_detail(charge.order)}
+    badge = status_badge(charge.status, charge.get_status_display())
+    return Step(charge, text, skipped=skipped, badge=badge, detail=detail)
 
 
 def _not_refundable(charge: Charge) -> str:
@@ -49,18 +56,30 @@ class CancelCharges(ConfirmedAction):
     submit_label = gettext_lazy("Yes, cancel them")
 
     def plan(self, obj: Charge) -> Step:
-        badge = _charge_badge(obj)
         if obj.status == ChargeStatus.AUTHORIZED:
             text = _("void the authorisation of %(amount)s (nothing was paid)") % {
                 "amount": money(obj.amount_value, obj.currency)
             }
-            return Step(obj, text, badge=badge)
+            return _charge_step(obj, text)
         if obj.refundable_amount > 0:
             text = _("refund %(amount)s, everything still refundable; it becomes Canceled") % {
                 "amount": money(obj.refundable_amount, obj.currency)
             }
-            return Step(obj, text, badge=badge)
-        return Step(obj, _not_refundable(obj), skipped=True, badge=badge)
+            return _charge_step(obj, text)
+        return _charge_step(obj, _not_refundable(obj), skipped=True)
+
+    def summary(self, todo: Sequence[Step]) -> str:
+        charges = [step.obj for step in todo]
+        voids = sum(c.amount_value for c in charges if c.status == ChargeStatus.AUTHORIZED)
+        refunds = sum(c.refundable_amount for c in charges if c.status == ChargeStatus.PAID)
+        parts = []
+        if refunds:
+            parts.append(_("In all, %(amount)s will be refunded.") % {"amount": money(refunds)})
+        if voids:
+            parts.append(
+                _("In all, authorisations of %(amount)s will be voided.") % {"amount": money(voids)}
+            )
+        return " ".join(parts)
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         was_paid = obj.status == ChargeStatus.PAID
@@ -87,13 +106,12 @@ class RefundChargesPartially(ConfirmedAction):
     submit_label = gettext_lazy("Refund this amount")
 
     def plan(self, obj: Charge) -> Step:
-        badge = _charge_badge(obj)
         if obj.refundable_amount <= 0:
-            return Step(obj, _not_refundable(obj), skipped=True, badge=badge)
+            return _charge_step(obj, _not_refundable(obj), skipped=True)
         text = _("refund the amount entered below (%(amount)s can still be refunded)") % {
             "amount": money(obj.refundable_amount, obj.currency)
         }
-        return Step(obj, text, badge=badge)
+        return _charge_step(obj, text)
 
     def form_kwargs(self, todo: Sequence[Step]) -> dict[str, Any]:
         # One amount for every selected charge, so it must fit the smallest.
@@ -128,7 +146,6 @@ class CaptureCharges(ConfirmedAction):
     submit_label = gettext_lazy("Yes, capture them")
 
     def plan(self, obj: Charge) -> Step:
-        badge = _charge_badge(obj)
         if obj.can_capture():
             text = _("capture %(amount)s") % {"amount": money(obj.amount_value, obj.currency)}
             if obj.capture_before:
@@ -136,7 +153,7 @@ class CaptureCharges(ConfirmedAction):
                     "amount": money(obj.amount_value, obj.currency),
                     "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT"),
                 }
-            return Step(obj, text, badge=badge)
+            return _charge_step(obj, text)
         if obj.status == ChargeStatus.AUTHORIZED:
             reason = _("its authorisation expired on %(deadline)s") % {
                 "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT")
@@ -147,7 +164,11 @@ class CaptureCharges(ConfirmedAction):
             reason = _("only authorised charges can be captured; this one is %(status)s") % {
                 "status": obj.get_status_display()
             }
-        return Step(obj, reason, skipped=True, badge=badge)
+        return _charge_step(obj, reason, skipped=True)
+
+    def summary(self, todo: Sequence[Step]) -> str:
+        total = sum(step.obj.amount_value for step in todo)
+        return _("In all, %(amount)s will be captured.") % {"amount": money(total)}
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         charge = services.capture_charge(obj, None, idempotency_key=idempotency_key)
@@ -169,7 +190,8 @@ class RefreshOrders(ConfirmedAction):
 
     def plan(self, obj: Order) -> Step:
         text = _("fetch it from the provider and update its charges here")
-        return Step(obj, text, badge=status_badge(obj.status, obj.get_status_display()))
+        badge = status_badge(obj.status, obj.get_status_display())
+        return Step(obj, text, badge=badge, detail=_order_detail(obj))
 
     def perform(self, obj: Order, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         before = obj.get_status_display()

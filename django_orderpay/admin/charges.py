@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatusChange, Split
@@ -15,7 +16,16 @@ from .actions import (
     refund_charges_partially,
 )
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
-from .display import admin_link, card_summary, money, provider_json_link, status_badge
+from .display import (
+    admin_link,
+    admin_url,
+    card_short,
+    card_summary,
+    money,
+    money_cell,
+    provider_json_link,
+    status_badge,
+)
 
 
 class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
@@ -44,7 +54,7 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         "amount",
         "paid",
         "refunded",
-        "card",
+        "card_column",
         "installments",
         "payment_response",
         "created_at",
@@ -130,9 +140,16 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> models.QuerySet:
         return super().get_queryset(request).select_related("order")
 
-    @admin.display(description=_("order"), ordering="order__provider_id")
+    @admin.display(description=_("order"), ordering="order__reference_id")
     def order_link(self, obj: Charge) -> str:
-        return admin_link(obj.order, obj.order.provider_id)
+        # The shop's own reference is what staff know an order by; the id is in the title.
+        order = obj.order
+        return format_html(
+            '<a href="{}" title="{}">{}</a>',
+            admin_url(order),
+            order.provider_id,
+            order.reference_id or order.provider_id,
+        )
 
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj: Charge) -> str:
@@ -140,21 +157,25 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
 
     @admin.display(description=_("amount"), ordering="amount_value")
     def amount(self, obj: Charge) -> str:
-        return money(obj.amount_value, obj.currency)
+        return money_cell(obj.amount_value, obj.currency)
 
     @admin.display(description=_("paid"), ordering="amount_paid")
     def paid(self, obj: Charge) -> str:
-        return money(obj.amount_paid, obj.currency)
+        return money_cell(obj.amount_paid, obj.currency)
 
     @admin.display(description=_("refunded"), ordering="amount_refunded")
     def refunded(self, obj: Charge) -> str:
-        return money(obj.amount_refunded, obj.currency)
+        return money_cell(obj.amount_refunded, obj.currency)
 
     @admin.display(description=_("refundable"))
     def refundable(self, obj: Charge) -> str:
         return money(obj.refundable_amount, obj.currency)
 
     @admin.display(description=_("card"), ordering="card_last_digits")
+    def card_column(self, obj: Charge) -> str:
+        return card_short(obj.card_brand, obj.card_last_digits)
+
+    @admin.display(description=_("card"))
     def card(self, obj: Charge) -> str:
         return card_summary(obj.card_brand, obj.card_first_digits, obj.card_last_digits)
 

@@ -42,6 +42,8 @@ class Step:
     text: str
     skipped: bool = False
     badge: SafeString | str = ""
+    #: Who or what the object is to staff (the order's reference and customer).
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,10 @@ class ConfirmedAction:
 
     def intro(self, todo: Sequence[Step], skipped: Sequence[Step]) -> str:
         return _("Check what will happen to each selected object before confirming.")
+
+    def summary(self, todo: Sequence[Step]) -> str:
+        """One line about everything that will be done (a total), or ``""``."""
+        return ""
 
     def as_admin_action(self) -> Callable[..., TemplateResponse | None]:
         """The function to list in a ModelAdmin's ``actions``."""
@@ -169,6 +175,7 @@ class ConfirmedAction:
             "media": modeladmin.media + form.media + forms.Media(css={"all": [ADMIN_CSS]}),
             "action_name": self.name,
             "intro": self.intro(todo, skipped),
+            "summary": self.summary(todo),
             "todo": todo,
             "skipped": skipped,
             "form": form,

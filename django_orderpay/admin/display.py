@@ -52,12 +52,28 @@ def money(cents: int | None, currency: str = "BRL") -> str:
     return format_cents(cents, currency)
 
 
+def money_cell(cents: int | None, currency: str = "BRL") -> SafeString:
+    """Money for a list or table cell: kept on one line (``R$`` never parted from its amount)."""
+    return format_html('<span class="orderpay-money">{}</span>', money(cents, currency))
+
+
 def card_summary(brand: str, first_digits: str, last_digits: str) -> str:
     """``visa 411111******1111``; an empty string when nothing is known."""
     if not (brand or first_digits or last_digits):
         return ""
     middle = "******" if first_digits else "**** "
     return f"{brand} {first_digits}{middle}{last_digits}".strip()
+
+
+def card_short(brand: str, last_digits: str) -> SafeString | str:
+    """``visa •••• 1111`` for a list column; ``""`` when nothing is known."""
+    if not (brand or last_digits):
+        return ""
+    return format_html(
+        '<span class="orderpay-card">{} &bull;&bull;&bull;&bull;&nbsp;{}</span>',
+        brand,
+        last_digits or "????",
+    )
 
 
 def pretty_json(data: Any) -> str:

@@ -16,7 +16,14 @@ from django.utils.translation import gettext_lazy as _
 from ..models import Charge, ChargeStatus, Deeplink, Order, Split
 from .actions import refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
-from .display import admin_link, card_summary, money, provider_json_link, status_badge
+from .display import (
+    admin_link,
+    card_summary,
+    money,
+    money_cell,
+    provider_json_link,
+    status_badge,
+)
 
 #: A CPF or CNPJ typed with its punctuation (123.456.789-09, 12.345.678/0001-95).
 _FORMATTED_TAX_ID = re.compile(r"[\d.\-/ ]{11,18}")
@@ -80,15 +87,15 @@ class ChargeInline(ReadOnlyInline, admin.TabularInline):
 
     @admin.display(description=_("amount"))
     def amount(self, obj: Charge) -> str:
-        return money(obj.amount_value, obj.currency)
+        return money_cell(obj.amount_value, obj.currency)
 
     @admin.display(description=_("paid"))
     def paid(self, obj: Charge) -> str:
-        return money(obj.amount_paid, obj.currency)
+        return money_cell(obj.amount_paid, obj.currency)
 
     @admin.display(description=_("refunded"))
     def refunded(self, obj: Charge) -> str:
-        return money(obj.amount_refunded, obj.currency)
+        return money_cell(obj.amount_refunded, obj.currency)
 
     @admin.display(description=_("card"))
     def card(self, obj: Charge) -> str:
@@ -204,11 +211,11 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
 
     @admin.display(description=_("paid"), ordering="paid_cents")
     def total_paid(self, obj: Order) -> str:
-        return money(obj.paid_cents)
+        return money_cell(obj.paid_cents)
 
     @admin.display(description=_("refunded"), ordering="refunded_cents")
     def total_refunded(self, obj: Order) -> str:
-        return money(obj.refunded_cents)
+        return money_cell(obj.refunded_cents)
 
     @admin.display(description=_("items total"))
     def items_total(self, obj: Order) -> str:
