@@ -426,7 +426,8 @@ def test_deeplink_paid_through_the_simulator_updates_on_the_notification(client,
     assert status_json(client, purchase)["status"] == "WAITING_APP"
     shop.deliver_notifications(client)
 
-    assert status_json(client, purchase)["status"] == "PAID"
+    paid = status_json(client, purchase)
+    assert (paid["status"], paid["detail"]) == ("PAID", "Paid in the PagBank app.")
 
 
 def test_shop_simulates_the_app_and_comes_back_to_the_redirect_url(client, products, shop):

@@ -153,6 +153,8 @@ class PaymentState:
         if charge.card_last_digits:
             brand = (charge.card_brand or "card").capitalize()
             card = f" with {brand} •••• {charge.card_last_digits}"
+        if self.deeplink is not None:
+            card = " in the PagBank app" + card
         if charge.status == ChargeStatus.PAID:
             installments = (
                 f" in {charge.installments} installments" if charge.installments > 1 else ""
