@@ -14,14 +14,26 @@ from django.urls import reverse
 PASSWORD = "admin-tests-password"
 
 
-def make_user(username: str, *codenames: str, superuser: bool = False) -> Any:
-    """A staff user holding the ``django_orderpay`` permissions named by ``codenames``."""
+def make_user(
+    username: str, *codenames: str, superuser: bool = False, password: str | None = None
+) -> Any:
+    """A staff user holding the ``django_orderpay`` permissions named by ``codenames``.
+
+    Without ``password`` the user can only be logged in with ``force_login``
+    (which spares the tests the password hasher's deliberate slowness).
+    """
     user_model = get_user_model()
-    if superuser:
-        return user_model.objects.create_superuser(username, f"{username}@example.com", PASSWORD)
-    user = user_model.objects.create_user(
-        username, f"{username}@example.com", PASSWORD, is_staff=True
+    user = user_model(
+        username=username,
+        email=f"{username}@example.com",
+        is_staff=True,
+        is_superuser=superuser,
     )
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
+    user.save()
     permissions = Permission.objects.filter(
         content_type__app_label="django_orderpay", codename__in=codenames
     )

@@ -8,6 +8,7 @@ emulator (through the client) and in the local mirror.
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.models import LogEntry
 
 from django_orderpay.client import get_client
 from django_orderpay.models import Charge, Order
@@ -98,6 +99,13 @@ def test_cancel_refunds_a_paid_charge_at_the_provider_and_here(orderpay_emulator
         ("", "PAID"),
         ("PAID", "CANCELED"),
     ]
+    # The charge's admin history says who did it.
+    [entry] = LogEntry.objects.filter(object_id=str(paid.pk))
+    assert entry.user.username == "boss"
+    assert entry.get_change_message() == (
+        "Cancel selected charges (full refund): refunded; R$ 12.34 refunded in all, status Canceled"
+    )
+    assert not LogEntry.objects.filter(object_id=str(declined.pk)).exists()
 
 
 def test_cancel_voids_an_authorisation(orderpay_emulator, boss):

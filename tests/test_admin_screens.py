@@ -190,7 +190,7 @@ def test_provider_json_view_is_for_staff_who_may_view_the_object(client, django_
     anonymous = client.get(url)
     assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
 
-    customer = django_user_model.objects.create_user("customer", password="x")
+    customer = django_user_model.objects.create_user("customer")
     assert client_for(customer).get(url).status_code == 302
 
     staff_without_view = make_user("clerk")

@@ -148,6 +148,9 @@ class ConfirmedAction:
                     describe_error(error, changes_state=self.changes_state), messages.ERROR
                 )
             modeladmin.message_user(request, f"{label}: {outcome.text}", outcome.level)
+            if outcome.level == messages.SUCCESS:
+                # The object's admin history says who refunded or captured what.
+                modeladmin.log_change(request, step.obj, f"{self.description}: {outcome.text}")
 
     def _report_skipped(
         self, modeladmin: admin.ModelAdmin, request: HttpRequest, skipped: Sequence[Step]

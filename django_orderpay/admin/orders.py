@@ -221,9 +221,17 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     def items_total(self, obj: Order) -> str:
         return money(obj.items_total)
 
+    def get_inlines(self, request: HttpRequest, obj: Order | None) -> list[type]:
+        # An order without a deeplink would show an empty deeplink box.
+        if obj is not None and not Deeplink.objects.filter(order=obj).exists():
+            return [ChargeInline]
+        return [ChargeInline, DeeplinkInline]
+
     @admin.display(description=_("shop object"))
     def shop(self, obj: Order) -> str:
-        return f"{obj.content_type} #{obj.object_id}" if obj.content_type_id else ""
+        if not obj.content_type_id:
+            return self.get_empty_value_display()
+        return f"{obj.content_type} #{obj.object_id}"
 
     @admin.display(description=_("notification URLs"))
     def notification_urls(self, obj: Order) -> str:
@@ -231,7 +239,9 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
 
     @admin.display(description=_("splits"))
     def splits(self, obj: Order) -> str:
-        splits = Split.objects.filter(charge__order=obj).select_related("charge")
+        splits = list(Split.objects.filter(charge__order=obj).select_related("charge"))
+        if not splits:
+            return self.get_empty_value_display()
         return format_html_join(
             "",
             "<div>{}</div>",

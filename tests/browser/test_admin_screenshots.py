@@ -50,7 +50,7 @@ def staff_browser(browser, live_server):
     Closing the context drops Chromium's keep-alive connections while the live
     server still shares its database connection with its request threads.
     """
-    make_user("staff", superuser=True)
+    make_user("staff", superuser=True, password=PASSWORD)
     contexts = []
 
     def open_page(locale: str):
@@ -136,3 +136,19 @@ def test_cancel_confirmation_page(staff_browser, live_server, charges_in_every_s
     assert page.locator("input[type=submit][value='Sim, cancelar']").is_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "admin-cancel-confirmation-pt-br.png", full_page=True)
+
+
+def test_order_detail_page(staff_browser, live_server):
+    order = OrderFactory(customer_name="Maria Souza", reference_id="loja-2002")
+    ChargeFactory(order=order, declined=True, amount_value=15000)
+    paid = ChargeFactory(order=order, amount_value=15000, amount_refunded=2500)
+    page = staff_browser("pt-BR")
+
+    page.goto(f"{live_server.url}/admin/django_orderpay/order/{order.pk}/change/")
+
+    assert_badges_coloured(page, ["paid", "declined"])
+    assert page.get_by_role("link", name=paid.provider_id).is_visible()
+    assert page.locator(".field-total_paid", has_text="R$ 150,00").is_visible()
+    assert page.locator(".field-total_refunded", has_text="R$ 25,00").is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "admin-order-detail-pt-br.png", full_page=True)
