@@ -41,6 +41,8 @@ APPROVED = "4539620659922097"  # the sandbox's approved Visa
 DECLINED = "4929291898380766"  # the sandbox's declined Visa
 SECURITY_CODE = "123"
 CARD_SECRETS = (APPROVED, DECLINED, IN_ANALYSIS_CARD)
+#: How long a page that learns of a change by polling (every 2 s) may take to show it.
+POLLED = 20_000
 IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
     "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
@@ -274,7 +276,7 @@ def test_status_page_updates_when_the_notification_arrives(shopper, shop, traffi
     assert [d["status"] for d in shop.flush_notifications()] == [200, 200]
 
     # No reload by the test: the page's polling sees the change.
-    expect(status_label(shopper)).to_have_text("Paid")
+    expect(status_label(shopper)).to_have_text("Paid", timeout=POLLED)
     traffic.assert_no_card_data()
 
 
@@ -355,7 +357,7 @@ def test_deeplink_on_a_phone_paid_through_the_simulator(phone, shop, traffic):
     assert answer.status_code == 201
     assert [d["status"] for d in shop.flush_notifications()] == [200]
 
-    expect(status_label(phone)).to_have_text("Paid")
+    expect(status_label(phone)).to_have_text("Paid", timeout=POLLED)
     expect(phone.get_by_test_id("status-detail")).to_have_text("Paid in the PagBank app.")
     screenshot(phone, "status-app-paid")
     traffic.assert_no_card_data()
@@ -449,7 +451,7 @@ def test_the_demo_takes_a_card_and_its_status_page_follows_the_notification(
     assert resolved.ok
 
     # ...and notifies the shop, whose status page follows by itself.
-    expect(status_label(page)).to_have_text("Paid")
+    expect(status_label(page)).to_have_text("Paid", timeout=POLLED)
     flushed = requests.post(emulator + "/_emulator/notifications/flush", timeout=10).json()
     assert [d["status"] for d in flushed["deliveries"]] == [200, 200]  # after pay, after resolve
     page.close()
