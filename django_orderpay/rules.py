@@ -47,7 +47,7 @@ BRAZILIAN_STATES: Final = frozenset(
     "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO".split()
 )
 
-_DIGITS = re.compile(r"^\d+$")
+_DIGITS = re.compile(r"^[0-9]+\Z")  # ASCII only, no trailing newline
 
 
 def is_digits(value: object, lengths: tuple[int, ...] | range | None = None) -> bool:

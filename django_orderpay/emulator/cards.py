@@ -194,7 +194,7 @@ def resolve_card(card_json: Any, path: str, *, account: str, state: State) -> tu
         raise errors.invalid(path, "exactly_one_of_number_encrypted_id")
     source = sources[0]
     store = bool(require_bool(card, "store", path, optional=True))
-    require_str(card, "security_code", path, pattern=r"\d{3,4}", optional=source != "number")
+    require_str(card, "security_code", path, pattern=r"[0-9]{3,4}", optional=source != "number")
 
     if source == "number":
         number = check_number(card["number"], field_path(path, "number"))

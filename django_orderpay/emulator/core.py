@@ -9,7 +9,6 @@ field, and only a bug of ours is a 500 (logged, never with request data).
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -18,12 +17,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric import rsa
+
 from . import control, errors, orders, pagpay, resources
 from .charges import cancel_charge, capture_charge, get_charge
 from .clock import Clock
 from .errors import ProviderError, SimulationError
 from .http import Request, Response
 from .idempotency import fingerprint
+from .jsonbody import parse_json
 from .keys import KeyPair
 from .notifier import Notifier
 from .state import Call, State
@@ -122,10 +124,7 @@ def _json_payload(request: Request, route: Route) -> dict[str, Any]:
     media = (request.header("Content-Type") or "").split(";")[0].strip().lower()
     if media != "application/json":
         raise errors.invalid("body", "content_type_must_be_application_json")
-    try:
-        payload = json.loads(request.body)
-    except (ValueError, RecursionError):
-        raise errors.invalid("body", "body_must_be_json") from None
+    payload = parse_json(request.body)
     if not isinstance(payload, dict):
         raise errors.invalid("body", "body_must_be_a_json_object")
     return payload
@@ -171,6 +170,12 @@ class Emulator:
     def public_key(self) -> str:
         """The card public key, base64 DER SubjectPublicKeyInfo (as ``/public-keys`` answers)."""
         return self._state.keys.public_key
+
+    @property
+    def private_key(self) -> rsa.RSAPrivateKey:
+        """The private half of the card key pair: a test plays the provider's side with it
+        (``cardcrypto.decrypt_card(emulator.private_key, blob)``). Never log or serialise it."""
+        return self._state.keys.private_key
 
     def reset(self) -> None:
         """Forget all orders, charges, cards, deliveries and faults; the clock back to real time."""

@@ -18,7 +18,7 @@ def canonical_body(body: bytes) -> str:
     """The body as canonical JSON, or its raw text when it is not JSON."""
     try:
         return json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return body.decode("utf-8", "replace")
 
 

@@ -33,8 +33,13 @@ ADDRESS_KEYS = frozenset(
 AMOUNT_KEYS = frozenset({"value", "currency"})
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 
+# Patterns run with fullmatch on whatever a client sends, so none may backtrack
+# more than linearly (``[^\s/?#]+[^\s]*`` did: quadratic on a long URL).
+# Digits are ``[0-9]``: ``\d`` would take Arabic-Indic and other Unicode digits.
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
-_HTTP_URL = re.compile(r"https?://[^\s/?#]+[^\s]*")
+_HTTP_URL = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?")
+#: Longest string of digits taken as a number (split amounts arrive as strings).
+MAX_DIGIT_STRING = 18
 
 
 def field_path(path: str, key: str) -> str:
@@ -127,6 +132,8 @@ def check_int(
     arrive as ``"7000"``).
     """
     if digit_string and isinstance(value, str) and rules.is_digits(value):
+        if len(value) > MAX_DIGIT_STRING:  # int() refuses past 4300 digits; no amount is near
+            raise errors.invalid(path)
         number = int(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -233,9 +240,9 @@ def validate_phone(phone: Any, path: str) -> None:
     """
     phone = require_object(phone, path)
     reject_unknown(phone, PHONE_KEYS, path)
-    require_str(phone, "country", path, pattern=r"\d{1,3}")
-    require_str(phone, "area", path, pattern=r"\d{2}")
-    require_str(phone, "number", path, pattern=r"\d{8,9}")
+    require_str(phone, "country", path, pattern=r"[0-9]{1,3}")
+    require_str(phone, "area", path, pattern=r"[0-9]{2}")
+    require_str(phone, "number", path, pattern=r"[0-9]{8,9}")
     require_str(phone, "type", path, choices=rules.PHONE_TYPES)
 
 
@@ -285,7 +292,7 @@ def validate_address(address: Any, path: str) -> None:
     require_str(address, "city", path, limit="city")
     require_str(address, "region_code", path, choices=rules.BRAZILIAN_STATES)
     require_str(address, "country", path, choices=("BRA",))
-    require_str(address, "postal_code", path, pattern=r"\d{8}")
+    require_str(address, "postal_code", path, pattern=r"[0-9]{8}")
 
 
 def validate_shipping(shipping: Any, path: str = "shipping") -> None:

@@ -2,75 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import re
-import select
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import pytest
 import requests
 
 from django_orderpay.emulator import DEFAULT_TOKEN, account_for
+from tests.emulator.cli_support import LISTENING, STARTUP_LIMIT, Cli, start
 from tests.emulator.core_support import ORDER_ID, charge_payload, order_payload
-
-LISTENING = re.compile(r"^Emulator listening on (http://\S+)$")
-STARTUP_LIMIT = 30.0  # seconds; only a broken start comes near it
-
-
-@dataclass
-class Cli:
-    """A running emulator process and what it printed so far."""
-
-    process: subprocess.Popen[bytes]
-    lines: list[str] = field(default_factory=list)
-    url: str = ""
-    _pending: bytes = b""
-
-    def _next_line(self, deadline: float) -> str | None:
-        # Raw reads on the pipe: a buffered readline would swallow lines that
-        # select() then never reports.
-        while b"\n" not in self._pending:
-            remaining = deadline - time.monotonic()
-            ready, _, _ = select.select([self.process.stdout], [], [], max(remaining, 0))
-            if not ready:
-                return None
-            chunk = os.read(self.process.stdout.fileno(), 4096)
-            if not chunk:
-                return None
-            self._pending += chunk
-        line, self._pending = self._pending.split(b"\n", 1)
-        return line.decode()
-
-    def read_until(self, pattern: re.Pattern[str], limit: float = STARTUP_LIMIT) -> re.Match[str]:
-        """Read stdout lines until one matches ``pattern`` (fails on exit or after ``limit``)."""
-        deadline = time.monotonic() + limit
-        while (line := self._next_line(deadline)) is not None:
-            self.lines.append(line)
-            if match := pattern.search(line):
-                return match
-        pytest.fail(f"emulator did not print {pattern.pattern!r}; output: {self.lines}")
-
-    def stop(self, signum: int = signal.SIGINT) -> tuple[int, str, str]:
-        """Send ``signum``; the exit status, the rest of stdout, and stderr."""
-        self.process.send_signal(signum)
-        out, err = self.process.communicate(timeout=STARTUP_LIMIT)
-        return self.process.returncode, (self._pending + out).decode(), err.decode()
-
-
-def start(*args: str) -> Cli:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "django_orderpay.emulator", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    return Cli(process)
 
 
 @pytest.fixture
