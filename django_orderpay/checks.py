@@ -7,14 +7,19 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False.
 - ``orderpay.E003`` (error): the API base URL is not https while ``DEBUG`` is False.
 - ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
+- ``orderpay.E005`` (error): ``NOTIFICATION_BACKGROUND`` is on but neither ``django.tasks``
+  (Django 6) nor ``django_tasks`` (the django-tasks backport) can be imported.
 - ``orderpay.W001`` (warning): notifications are neither verified nor re-fetched
   (``NOTIFICATION_VERIFY`` False and ``NOTIFICATION_TRUST_BODY`` True).
 - ``orderpay.W002`` (warning): ``NOTIFICATION_URL`` is not https while ``DEBUG`` is False.
 - ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
+- ``orderpay.W004`` (warning): ``NOTIFICATION_VERIFY`` is on but ``NOTIFICATION_TOKENS``
+  is empty, so every notification would be refused.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from django.conf import settings
@@ -24,6 +29,19 @@ from django_orderpay.conf import KNOWN_KEYS, env_var, get_settings, unknown_keys
 from django_orderpay.exceptions import ConfigurationError
 
 TAG = "orderpay"
+#: Django's tasks framework: in Django itself from 6.0, else the django-tasks backport.
+TASKS_MODULES = ("django.tasks", "django_tasks")
+
+
+def tasks_framework_importable() -> bool:
+    """Whether ``django.tasks`` or ``django_tasks`` can be imported (tried now, not cached)."""
+    for name in TASKS_MODULES:
+        try:
+            import_module(name)
+        except ImportError:
+            continue
+        return True
+    return False
 
 
 @register(TAG)
@@ -79,6 +97,28 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 hint="Set NOTIFICATION_VERIFY to True, or NOTIFICATION_TRUST_BODY to False "
                 "so each notification is re-fetched from the provider.",
                 id="orderpay.W001",
+            )
+        )
+    if conf.notification_verify and conf.token and not conf.notification_tokens:
+        messages.append(
+            Warning(
+                "NOTIFICATION_VERIFY is on but NOTIFICATION_TOKENS is empty: "
+                "every notification would be refused (401).",
+                hint="Remove ORDERPAY['NOTIFICATION_TOKENS'] (it defaults to [TOKEN]) "
+                "or list the API token(s) the provider signs with.",
+                id="orderpay.W004",
+            )
+        )
+    if conf.notification_background and not tasks_framework_importable():
+        messages.append(
+            Error(
+                "ORDERPAY['NOTIFICATION_BACKGROUND'] is on but Django's tasks framework is "
+                "missing: neither django.tasks nor django_tasks can be imported, so "
+                "notifications could not be queued.",
+                hint="Use Django 6, or install django-tasks on Django 5.2 "
+                "(pip install 'django-orderpay[tasks]'), or set NOTIFICATION_BACKGROUND "
+                "to False.",
+                id="orderpay.E005",
             )
         )
     for key in unknown_keys():

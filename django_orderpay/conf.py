@@ -37,6 +37,8 @@ Keys (environment variable in brackets):
     Use a notification's body as is instead of re-fetching the order.
 ``NOTIFICATION_BACKGROUND`` (default False)
     Process notifications in a background task instead of in the request.
+``NOTIFICATION_MAX_BODY`` (bytes, default 1 MiB)
+    The largest notification body the notification view accepts (larger: 413).
 ``EMULATOR_TOKENS``
     Tokens the mounted emulator accepts: a list, or a dict token -> ``ACCO_``
     account id; default ``[TOKEN]``.
@@ -59,6 +61,8 @@ DEFAULT_ENVIRONMENT: Final = "sandbox"
 DEFAULT_EMULATOR_URL: Final = "http://127.0.0.1:8000/emulator"
 DEFAULT_TIMEOUT: Final = 15.0
 DEFAULT_RETRIES: Final = 3
+#: A whole Order JSON is a few KiB; 1 MiB leaves room and bounds what a stranger can post.
+DEFAULT_NOTIFICATION_MAX_BODY: Final = 1024 * 1024
 #: The emulator serves the SDK script at this path under its root.
 EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
 
@@ -97,6 +101,7 @@ KNOWN_KEYS: Final = frozenset(
         "NOTIFICATION_VERIFY",
         "NOTIFICATION_TRUST_BODY",
         "NOTIFICATION_BACKGROUND",
+        "NOTIFICATION_MAX_BODY",
         "EMULATOR_TOKENS",
     }
 )
@@ -120,6 +125,7 @@ class OrderPaySettings:
     notification_verify: bool
     notification_trust_body: bool
     notification_background: bool
+    notification_max_body: int
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
 
     def __repr__(self) -> str:  # the token must never reach a log line or a traceback
@@ -188,15 +194,15 @@ def _is_string_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
 
-def _number(reader: _Reader, key: str, default: float, *, integer: bool) -> Any:
+def _number(reader: _Reader, key: str, default: float, *, integer: bool, minimum: int = 0) -> Any:
     cast = reader.env.int if integer else reader.env.float
     kinds = (int,) if integer else (int, float)
-    expected = "a whole number >= 0" if integer else "a number of seconds > 0"
+    expected = f"a whole number >= {minimum}" if integer else "a number of seconds > 0"
 
     def check(value: Any) -> bool:
         if isinstance(value, bool) or not isinstance(value, kinds):
             return False
-        return value >= 0 if integer else value > 0
+        return value >= minimum if integer else value > 0
 
     return reader.get(key, check, expected, cast, default)
 
@@ -257,6 +263,9 @@ def get_settings(*, strict: bool = True) -> OrderPaySettings:
         notification_verify=reader.boolean("NOTIFICATION_VERIFY", True),
         notification_trust_body=reader.boolean("NOTIFICATION_TRUST_BODY", False),
         notification_background=reader.boolean("NOTIFICATION_BACKGROUND", False),
+        notification_max_body=_number(
+            reader, "NOTIFICATION_MAX_BODY", DEFAULT_NOTIFICATION_MAX_BODY, integer=True, minimum=1
+        ),
         emulator_tokens=_emulator_tokens(reader, token),
     )
 
@@ -287,6 +296,7 @@ class _LazySettings:
 orderpay_settings: Final = _LazySettings()
 
 __all__ = [
+    "DEFAULT_NOTIFICATION_MAX_BODY",
     "ENVIRONMENTS",
     "HOSTS",
     "KNOWN_KEYS",

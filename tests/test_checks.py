@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from io import StringIO
 
 import pytest
@@ -75,6 +76,35 @@ def test_unknown_key_is_w003():
         messages = checks.run_checks(tags=["orderpay"])
     assert [m.id for m in messages] == ["orderpay.W003"]
     assert "TIMEOUTS" in messages[0].msg
+
+
+def test_verification_with_no_token_to_check_against_is_w004():
+    empty = {"TOKEN": "tok", "NOTIFICATION_TOKENS": []}
+    assert ids(DEBUG=True, ORDERPAY=empty) == ["orderpay.W004"]
+    # Not verifying at all (re-fetching instead) needs no token.
+    assert ids(DEBUG=True, ORDERPAY={**empty, "NOTIFICATION_VERIFY": False}) == []
+
+
+def test_background_notifications_with_the_tasks_framework_pass():
+    # django-tasks is installed in this environment.
+    assert ids(DEBUG=True, ORDERPAY={"TOKEN": "tok", "NOTIFICATION_BACKGROUND": True}) == []
+
+
+def test_background_notifications_without_a_tasks_framework_is_e005(monkeypatch):
+    # Given neither django.tasks nor django_tasks importable (None in
+    # sys.modules makes an import fail, as for a package not installed)
+    monkeypatch.setitem(sys.modules, "django.tasks", None)
+    monkeypatch.setitem(sys.modules, "django_tasks", None)
+    background = {"TOKEN": "tok", "NOTIFICATION_BACKGROUND": True}
+
+    with override_settings(DEBUG=True, ORDERPAY=background):
+        messages = checks.run_checks(tags=["orderpay"])
+
+    assert [m.id for m in messages] == ["orderpay.E005"]
+    assert "django_tasks" in messages[0].msg
+    assert "NOTIFICATION_BACKGROUND" in messages[0].hint
+    # Off, nothing is needed.
+    assert ids(DEBUG=True, ORDERPAY={"TOKEN": "tok"}) == []
 
 
 def test_manage_py_check_fails_on_an_error_and_names_it():

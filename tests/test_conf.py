@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
+from django_orderpay.cardcrypto import authenticity_token
 from django_orderpay.conf import HOSTS, get_settings, orderpay_settings, unknown_keys
 from django_orderpay.exceptions import ConfigurationError
+from django_orderpay.models import NotificationDelivery
+from django_orderpay.sync import sync_order
+from django_orderpay.testing.provider_json import order_json
 
 ENV_KEYS = [
     "ENVIRONMENT",
@@ -24,6 +30,7 @@ ENV_KEYS = [
     "NOTIFICATION_VERIFY",
     "NOTIFICATION_TRUST_BODY",
     "NOTIFICATION_BACKGROUND",
+    "NOTIFICATION_MAX_BODY",
     "EMULATOR_TOKENS",
 ]
 
@@ -49,6 +56,7 @@ def test_defaults_of_the_sandbox():
     assert conf.notification_verify is True
     assert conf.notification_trust_body is False
     assert conf.notification_background is False
+    assert conf.notification_max_body == 1024 * 1024
     assert conf.public_key is None
     assert conf.emulator_tokens == ("tok",)
 
@@ -97,6 +105,7 @@ def test_every_key_reads_from_the_environment(monkeypatch):
     monkeypatch.setenv("ORDERPAY_NOTIFICATION_URL", "https://shop.example.com/n/")
     monkeypatch.setenv("ORDERPAY_PUBLIC_KEY", "MIIBIjAN")
     monkeypatch.setenv("ORDERPAY_EMULATOR_TOKENS", "a,b")
+    monkeypatch.setenv("ORDERPAY_NOTIFICATION_MAX_BODY", "65536")
     with override_settings(ORDERPAY={}):
         conf = get_settings()
     assert conf.token == "env-token"
@@ -110,6 +119,7 @@ def test_every_key_reads_from_the_environment(monkeypatch):
     assert conf.notification_url == "https://shop.example.com/n/"
     assert conf.public_key == "MIIBIjAN"
     assert conf.emulator_tokens == ("a", "b")
+    assert conf.notification_max_body == 65536
 
 
 def test_the_dict_wins_over_the_environment(monkeypatch):
@@ -167,6 +177,8 @@ def test_no_orderpay_dict_at_all_reads_the_environment(monkeypatch, settings):
         ("NOTIFICATION_TOKENS", "one-token", "ORDERPAY_NOTIFICATION_TOKENS"),
         ("NOTIFICATION_VERIFY", "yes", "ORDERPAY_NOTIFICATION_VERIFY"),
         ("EMULATOR_TOKENS", {"tok": 3}, "ORDERPAY_EMULATOR_TOKENS"),
+        ("NOTIFICATION_MAX_BODY", 0, "ORDERPAY_NOTIFICATION_MAX_BODY"),
+        ("NOTIFICATION_MAX_BODY", 1.5e6, "ORDERPAY_NOTIFICATION_MAX_BODY"),
     ],
 )
 def test_an_invalid_value_names_the_key(key, value, variable):
@@ -200,3 +212,44 @@ def test_the_token_never_shows_in_a_repr():
 def test_unknown_keys_are_listed():
     with override_settings(ORDERPAY={"TOKEN": "t", "TOKNE": "x", "TIMEOUT": 3}):
         assert unknown_keys() == ["TOKNE"]
+
+
+@pytest.mark.django_db
+def test_notification_max_body_bounds_what_the_notification_view_accepts(client, settings):
+    # Given a limit below the size of a real notification
+    # (the body trusted, so no provider is asked)
+    settings.ORDERPAY = {
+        **settings.ORDERPAY,
+        "NOTIFICATION_MAX_BODY": 64,
+        "NOTIFICATION_TRUST_BODY": True,
+    }
+    order = order_json()
+    sync_order(order, source="api")  # known here, so a trusted body is applied
+    body = json.dumps(order).encode()
+    token = settings.ORDERPAY["TOKEN"]
+
+    # When the provider posts one to the package's view
+    response = client.post(
+        "/orderpay/notifications/",
+        data=body,
+        content_type="application/json",
+        headers={"x-authenticity-token": authenticity_token(token, body)},
+    )
+
+    # Then it is refused as too large, naming the configured limit, and logged
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
+    assert "64-byte limit" in NotificationDelivery.objects.get().error
+
+    # And with the default limit the same body is accepted
+    settings.ORDERPAY = {
+        key: value for key, value in settings.ORDERPAY.items() if key != "NOTIFICATION_MAX_BODY"
+    }
+    again = client.post(
+        "/orderpay/notifications/",
+        data=body,
+        content_type="application/json",
+        headers={"x-authenticity-token": authenticity_token(token, body)},
+    )
+    assert again.status_code == 200
+    assert again.json()["outcome"] == "processed", again.json()

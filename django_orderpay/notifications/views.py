@@ -82,7 +82,8 @@ class NotificationView(APIView):
     """Receive, verify, record and process one provider notification.
 
     Subclass to change ``checks`` (add your own, e.g. an IP allow-list) or
-    ``max_body_size`` (bytes, default 1 MiB), or pass them to ``as_view()``.
+    ``max_body_size`` (bytes; None reads ``ORDERPAY['NOTIFICATION_MAX_BODY']``, 1 MiB by
+    default), or pass them to ``as_view()``.
     """
 
     authentication_classes = ()
@@ -95,7 +96,7 @@ class NotificationView(APIView):
     versioning_class = None
 
     checks: tuple[Check, ...] = DEFAULT_CHECKS
-    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    max_body_size: int | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -122,7 +123,9 @@ class NotificationView(APIView):
     def record_crash(self, request: HttpRequest, exc: Exception) -> None:
         """Last resort: log the request as failed, if the database still answers."""
         try:
-            body = request.body if (_content_length(request) or 0) <= self.max_body_size else b""
+            # The settings may be what crashed: the class default bounds what is kept.
+            limit = self.max_body_size or DEFAULT_MAX_BODY_SIZE
+            body = request.body if (_content_length(request) or 0) <= limit else b""
         except Exception:
             body = b""
         error, trace = recording.describe(exc)
@@ -143,7 +146,8 @@ class NotificationView(APIView):
 
     def receive(self, request: HttpRequest) -> Response:
         """Steps 1 to 5 of the module's docstring."""
-        policy = Policy.from_settings(max_body_size=self.max_body_size)
+        limit = self.max_body_size or get_settings().notification_max_body
+        policy = Policy.from_settings(max_body_size=limit)
         headers = dict(request.headers)
         content_type = request.META.get("CONTENT_TYPE", "")
         common: dict[str, Any] = {
