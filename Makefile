@@ -26,9 +26,11 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The example shop with the emulator in the same process: nothing else to run.
 demo: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_shop
+	@echo "The shop: http://127.0.0.1:8000/  (admin: http://127.0.0.1:8000/admin/, docs/checkout.md)"
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 bench: venv

@@ -87,6 +87,12 @@ def test_sdk_url_setting_wins_and_checkout_false_renders_the_sdk_alone():
     assert scripts(render("{% orderpay_sdk checkout=False %}")) == ["https://cdn.test/sdk.js"]
 
 
+@override_settings(ORDERPAY={"ENVIRONMENT": "production"})
+def test_sdk_renders_before_a_token_is_configured(monkeypatch):
+    monkeypatch.delenv("ORDERPAY_TOKEN", raising=False)
+    assert scripts(render("{% orderpay_sdk checkout=False %}")) == [SDK_SCRIPT]
+
+
 @override_settings(
     ORDERPAY={"ENVIRONMENT": "sandbox", "TOKEN": "t", "SDK_URL": 'https://x.test/"a<b'}
 )

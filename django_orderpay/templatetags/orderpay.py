@@ -105,7 +105,8 @@ def _public_key_or_empty() -> str:
 @register.simple_tag
 def orderpay_sdk(checkout: bool = True) -> SafeString:
     """``<script>`` tags: the SDK of the configured environment, then checkout.js."""
-    tags = format_html('<script src="{}"></script>', get_settings().sdk_url)
+    # The script URL needs no token: a page renders even before TOKEN is configured.
+    tags = format_html('<script src="{}"></script>', get_settings(strict=False).sdk_url)
     if checkout:
         tags += format_html('\n<script src="{}"></script>', static(CHECKOUT_SCRIPT))
     return tags
