@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from django_orderpay import __version__
 from django_orderpay.cardcrypto import encrypt_card
-from django_orderpay.client import OrderPayClient, client_from_settings, get_client
+from django_orderpay.client import OrderPayClient, client_from_settings, get_client, reset_client
 from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.transport import mount
 from django_orderpay.exceptions import (
@@ -450,6 +450,16 @@ def test_client_from_settings_and_get_client(emulator):
         assert get_client() is not first
         assert get_client().http.timeout == 3.0
         assert isinstance(get_client().session, requests.Session)
+        second = get_client()
+
+        reset_client()
+
+        # Forgotten: the next call builds a new client; a reset with none cached is fine.
+        assert get_client() is not second
+        reset_client()
+        reset_client()
+        assert get_client().http.timeout == 3.0
+    reset_client()
 
 
 # --- answers the emulator does not give on its own -----------------------------------------
@@ -511,6 +521,8 @@ def test_40004_in_a_400_is_a_rate_limit_and_retried(emulator, caplog):
     assert caught.value.attempts == 4
     assert caught.value.status == 400
     assert "40004" in caught.value.reason
+    # The last answer's error entries are kept (a non-2xx Response is falsy).
+    assert caught.value.codes == ["40004"]
     assert provider.calls == [("POST", "/orders")] * 4
 
 

@@ -118,6 +118,19 @@ def test_the_control_plane_names_a_refused_call(orderpay_emulator):
         orderpay_emulator.control("POST", "faults", {"kind": "meteor"})
 
 
+CLIENTS: list = []
+
+
+@pytest.mark.parametrize("run", [1, 2])
+def test_each_test_gets_a_fresh_client_for_the_emulator(orderpay_emulator, run):
+    # The fixture forgets this thread's client (django_orderpay.client.reset_client)
+    # before and after each test, so no test reuses another's session.
+    client = get_client()
+    assert client.base_url == orderpay_emulator.base_url
+    assert all(client is not earlier for earlier in CLIENTS)
+    CLIENTS.append(client)
+
+
 @pytest.mark.parametrize("run", [1, 2])
 def test_each_test_starts_from_an_empty_emulator(orderpay_emulator, run):
     # Whichever of the two runs second finds the first one's order gone.

@@ -55,4 +55,22 @@ def get_client() -> OrderPayClient:
     return _local.client[1]
 
 
-__all__ = ["USER_AGENT", "BearerAuth", "OrderPayClient", "client_from_settings", "get_client"]
+def reset_client() -> None:
+    """Close and forget this thread's cached client; the next :func:`get_client` builds anew.
+
+    For tests (a fixture pointing ``ORDERPAY`` elsewhere) and after rotating
+    credentials outside the settings. Other threads keep their own client.
+    """
+    cached = _local.__dict__.pop("client", None)
+    if cached is not None:
+        cached[1].close()
+
+
+__all__ = [
+    "USER_AGENT",
+    "BearerAuth",
+    "OrderPayClient",
+    "client_from_settings",
+    "get_client",
+    "reset_client",
+]

@@ -68,6 +68,22 @@ def retry_reason(response: requests.Response) -> str | None:
     return None
 
 
+def redacted_messages(
+    response: requests.Response | None, secrets: tuple[str, ...]
+) -> list[ErrorMessage]:
+    """The answer's error entries, with anything secret-looking masked (they reach messages)."""
+    if response is None:
+        return []
+    return [
+        ErrorMessage(
+            code=redact_text(m.code, secrets),
+            description=redact_text(m.description, secrets),
+            parameter_name=redact_text(m.parameter_name, secrets) if m.parameter_name else None,
+        )
+        for m in parse_error_messages(json_body(response))
+    ]
+
+
 def retry_after(response: requests.Response | None) -> float | None:
     """The ``Retry-After`` header in seconds, when it is a number."""
     if response is None:
@@ -90,14 +106,7 @@ def error_for(
     """The exception for a non-2xx answer that is not retried (or no longer)."""
     status = response.status_code
     body = json_body(response)
-    messages = [
-        ErrorMessage(
-            code=redact_text(m.code, secrets),
-            description=redact_text(m.description, secrets),
-            parameter_name=m.parameter_name,
-        )
-        for m in parse_error_messages(body)
-    ]
+    messages = redacted_messages(response, secrets)
     context: dict[str, Any] = {
         "status": status,
         "error_messages": messages,

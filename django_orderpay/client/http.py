@@ -21,10 +21,9 @@ import requests
 from requests.auth import AuthBase
 
 from django_orderpay import __version__
-from django_orderpay.exceptions import parse_error_messages
 from django_orderpay.redaction import redact
 
-from .errors import error_for, json_body, retry_after, retry_reason, unavailable
+from .errors import error_for, json_body, redacted_messages, retry_after, retry_reason, unavailable
 
 logger = logging.getLogger("django_orderpay.client")
 
@@ -165,7 +164,8 @@ class ProviderHttp:
                     method=method,
                     path=path,
                     status=status,
-                    error_messages=parse_error_messages(json_body(response)) if response else [],
+                    # Not ``if response``: a Response is falsy whenever it is not a 2xx.
+                    error_messages=redacted_messages(response, self._secrets),
                     idempotency_key=key,
                 )
             self.sleep(self.delay(attempt, response))

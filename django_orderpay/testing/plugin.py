@@ -203,16 +203,11 @@ class OrderPayEmulator:
 
 def _clear_caches() -> None:
     """Forget the cached public key and this thread's HTTP client."""
+    from django_orderpay.client import reset_client
     from django_orderpay.services.keys import clear_public_key_cache
 
     clear_public_key_cache()
-    from django_orderpay import client as client_module
-
-    # The client module keeps one client per thread (no public reset yet).
-    local = getattr(client_module, "_local", None)
-    cached = local.__dict__.pop("client", None) if local is not None else None
-    if cached is not None:
-        cached[1].close()
+    reset_client()
 
 
 @pytest.fixture(scope="session")
