@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from decimal import Decimal
 
 import pytest
 
@@ -421,7 +422,7 @@ CARD = "charges[0].payment_method.card"
             dict(charges=[charge(recurring=Recurring("SUBSEQUENT", "1", 0))]),
             "charges[0].recurring.original_amount",
         ),
-        (dict(charges=[charge(), charge(amount="5")]), "charges[1].amount"),
+        (dict(charges=[charge(), charge(amount="5")]), "charges[1].amount.value"),
         (dict(charges=[charge()], deep_links=[DeepLink(500)]), "deep_links"),
         (dict(charges=(), deep_links=[DeepLink(500), DeepLink(600)]), "deep_links"),
         (dict(charges=(), deep_links=[DeepLink(0)]), "deep_links[0].amount.value"),
@@ -538,6 +539,64 @@ def test_every_error_is_reported_at_once_and_named_in_the_message():
     ]
     for path in caught.value.paths:
         assert path in str(caught.value)
+
+
+MONEY = [5.0, 19.9, Decimal("5.00"), Decimal("19.90")]
+
+
+@pytest.mark.parametrize("money", MONEY)
+def test_money_as_float_or_decimal_is_refused_naming_the_field_never_rounded(money):
+    kind = type(money).__name__
+    cases = [
+        (lambda: order(charges=[charge(amount=money)]).to_dict(), "charges[0].amount.value"),
+        (
+            lambda: order(charges=[charge(amount=Amount(money))]).to_dict(),
+            "charges[0].amount.value",
+        ),
+        (
+            lambda: order(items=[Item("Camiseta", 1, money)], charges=[]).to_dict(),
+            "items[0].unit_amount",
+        ),
+        (
+            lambda: order(charges=[], deep_links=[DeepLink(money)]).to_dict(),
+            "deep_links[0].amount.value",
+        ),
+        (
+            lambda: order(
+                charges=[charge(recurring=Recurring("SUBSEQUENT", "158762300000712", money))]
+            ).to_dict(),
+            "charges[0].recurring.original_amount",
+        ),
+    ]
+    for build, path in cases:
+        with pytest.raises(ValidationError) as caught:
+            build()
+        [error] = caught.value.errors
+        assert error.path == path
+        assert f"not a {kind}" in error.message
+        assert "cents" in error.message
+
+
+@pytest.mark.parametrize("money", MONEY)
+def test_money_as_float_or_decimal_in_a_dict_is_refused_too(money):
+    body = copy.deepcopy(SAMPLE_CREATE)
+    body["charges"][0]["amount"]["value"] = money
+    body["items"][0]["unit_amount"] = money
+
+    with pytest.raises(ValidationError) as caught:
+        validate_order_dict(body)
+
+    assert caught.value.paths == ["items[0].unit_amount", "charges[0].amount.value"]
+    assert f"not a {type(money).__name__}" in str(caught.value)
+
+
+def test_a_split_receiver_amount_as_float_is_refused():
+    splits = Splits("FIXED", [Receiver(ACCOUNT_A, 70.0), Receiver(ACCOUNT_B, 3000)])
+    with pytest.raises(ValidationError) as caught:
+        PayRequest([split_charge(splits)]).to_dict()
+    [error] = caught.value.errors
+    assert error.path == "charges[0].splits.receivers[0].amount.value"
+    assert "not a float" in error.message
 
 
 def test_a_pay_request_needs_a_charge():

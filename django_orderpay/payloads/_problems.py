@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from decimal import Decimal
 from typing import Any
 
 from django_orderpay import rules
@@ -27,6 +28,20 @@ def index(path: str, position: int) -> str:
 def is_int(value: Any) -> bool:
     """A real integer: ``True`` and ``5.0`` are not."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def not_an_integer(value: Any, *, money: bool = False) -> str:
+    """The message for a value that is not a real integer, saying what it was instead.
+
+    Money is integer cents: a float or Decimal is refused, never rounded
+    (``19.90`` could mean R$ 19,90 or 19.9 cents).
+    """
+    if not money:
+        return "must be an integer"
+    if isinstance(value, float | Decimal):
+        kind = type(value).__name__
+        return f"must be an integer number of cents, not a {kind} (money is never rounded)"
+    return "must be an integer number of cents"
 
 
 class Problems:
@@ -92,12 +107,21 @@ class Problems:
             pattern_message=f"must be {size} digits",
         )
 
-    def integer(self, path: str, value: Any, low: int, high: int, *, required: bool = True) -> bool:
-        """An integer within ``low``..``high``."""
+    def integer(
+        self,
+        path: str,
+        value: Any,
+        low: int,
+        high: int,
+        *,
+        required: bool = True,
+        money: bool = False,
+    ) -> bool:
+        """An integer within ``low``..``high`` (``money``: cents, so the message says so)."""
         if not self.present(path, value, required):
             return False
         if not is_int(value):
-            self.add(path, "must be an integer")
+            self.add(path, not_an_integer(value, money=money))
             return False
         if not low <= value <= high:
             self.add(path, f"must be between {low} and {high}")
@@ -106,7 +130,7 @@ class Problems:
 
     def cents(self, path: str, value: Any, *, required: bool = True) -> bool:
         """An amount in cents: 1 to 999999999."""
-        return self.integer(path, value, 1, rules.MAX_AMOUNT, required=required)
+        return self.integer(path, value, 1, rules.MAX_AMOUNT, required=required, money=True)
 
     def boolean(self, path: str, value: Any, *, required: bool = False) -> bool:
         if not self.present(path, value, required):
@@ -140,7 +164,7 @@ class Problems:
         if not self.present(path, value, required):
             return False
         if not isinstance(value, kind):
-            self.add(path, f"must be a {kind.__name__}")
+            self.add(path, f"must be a payloads.{kind.__name__}")
             return False
         return True
 

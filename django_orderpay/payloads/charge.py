@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django_orderpay import rules
@@ -70,6 +71,11 @@ class Recurring(Builder):
         )
 
 
+def is_money_like(value: Any) -> bool:
+    """A float or Decimal: a number that is refused as money rather than rounded."""
+    return isinstance(value, float | Decimal)
+
+
 def _split_value(value: Any) -> int | None:
     """A receiver's amount as an integer: an int or a string of digits (as the sample sends)."""
     if is_int(value):
@@ -105,7 +111,8 @@ class Receiver(Builder):
         if not problems.present(value_path, self.amount, True):
             pass
         elif value is None:
-            problems.add(value_path, "must be a whole number (or a string of digits)")
+            kind = f", not a {type(self.amount).__name__}" if is_money_like(self.amount) else ""
+            problems.add(value_path, f"must be a whole number (or a string of digits){kind}")
         elif not 1 <= value <= maximum:
             problems.add(value_path, f"must be between 1 and {maximum}")
         problems.text(join(path, "reason"), self.reason, limit=(1, 255), required=False)
@@ -220,7 +227,9 @@ class Charge(Builder):
     splits: Splits | None = None
 
     def __post_init__(self) -> None:
-        if is_int(self.amount):
+        # Any bare value becomes an Amount, so a float or Decimal is reported at
+        # ``amount.value`` as money (refused, never rounded), like an int is accepted there.
+        if self.amount is not None and not isinstance(self.amount, Amount):
             object.__setattr__(self, "amount", Amount(self.amount))  # type: ignore[arg-type]
 
     def collect(self, problems: Problems, path: str) -> None:
