@@ -13,7 +13,7 @@ from django.contrib.admin.models import LogEntry
 from django_orderpay.client import get_client
 from django_orderpay.models import Charge, Order
 from django_orderpay.services import create_order
-from django_orderpay.testing.factories import NotificationDeliveryFactory
+from django_orderpay.testing.factories import NotificationDeliveryFactory, OrderFactory
 from tests.admin_support import (
     DECLINED_VISA,
     IN_ANALYSIS_VISA,
@@ -320,3 +320,27 @@ def test_replay_skips_a_rejected_delivery(orderpay_emulator, boss):
 
     assert page.context["todo"] == []
     assert "rejected on arrival" in page.content.decode()
+
+
+def test_a_refund_the_provider_refuses_is_reported_in_words(orderpay_emulator, boss):
+    paid = paid_charge(1000)
+    # Refunded in part elsewhere (the provider's dashboard); our copy still says 10.00 left.
+    get_client().cancel_charge(paid.provider_id, 600)
+
+    _, response = confirm(boss, "refund_charges_partially", [paid], amount="10,00")
+
+    [(level, text)] = messages_of(response)
+    assert level == "error"
+    assert text.startswith(f"{paid}: the charge cannot be refunded")
+    assert "40007" in text
+    assert at_provider(paid)["amount"]["summary"]["refunded"] == 600
+
+
+def test_refreshing_an_order_the_provider_does_not_know_says_so(orderpay_emulator, boss):
+    stranger = OrderFactory()  # made here only: the emulator never saw it
+
+    _, response = confirm(boss, "refresh_orders", [stranger], model_name="order")
+
+    [(level, text)] = messages_of(response)
+    assert level == "error"
+    assert text.startswith(f"{stranger}: the provider does not know this object")
