@@ -8,10 +8,19 @@ sleeping. Time keeps flowing from the moved point, as the provider's would.
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 #: The provider answers in Brasilia time, a fixed -03:00 (no daylight saving since 2019).
 PROVIDER_TZ = timezone(timedelta(hours=-3))
+#: How far the clock may be moved (our bounds): far enough for any test, and
+#: far from datetime's year 9999, where adding a capture window would overflow.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+def _check_range(moment: datetime) -> None:
+    if not EARLIEST <= moment <= LATEST:
+        raise ValueError("the emulator's clock stays between 2000-01-01 and 2999-12-31 (UTC)")
 
 
 class Clock:
@@ -28,14 +37,20 @@ class Clock:
         return datetime.now(PROVIDER_TZ) + offset
 
     def advance(self, seconds: float) -> None:
-        """Move the clock forward (a negative value moves it back)."""
-        with self._lock:
-            self._offset += timedelta(seconds=seconds)
+        """Move the clock forward (a negative value moves it back); ValueError out of range."""
+        try:
+            step = timedelta(seconds=seconds)
+            with self._lock:
+                _check_range(datetime.now(PROVIDER_TZ) + self._offset + step)
+                self._offset += step
+        except OverflowError:
+            raise ValueError("cannot move the emulator's clock that far") from None
 
     def set(self, moment: datetime) -> None:
         """Make ``now()`` answer ``moment`` at once; time flows on from there."""
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise ValueError("Clock.set needs an aware datetime (with a UTC offset)")
+        _check_range(moment)
         with self._lock:
             self._offset = moment - datetime.now(PROVIDER_TZ)
 

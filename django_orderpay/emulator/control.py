@@ -6,6 +6,7 @@ field. Listed in ``docs/emulator.md``.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -21,16 +22,34 @@ from .validation import check_int, reject_unknown, require_int, require_str
 RESOLUTIONS = ("PAID", "DECLINED")
 
 
-def _number(payload: dict[str, Any], key: str, *, minimum: float | None = None) -> float | None:
-    """An optional JSON number (integer or fraction, not a boolean)."""
+#: Upper bounds (seconds) of the control plane's waits: a fault's delay and a flush's
+#: timeout. Past a timeout is the point, but an hour is past every client's.
+MAX_FAULT_DELAY = 3600.0
+MAX_FLUSH_TIMEOUT = 300.0
+
+
+def _number(
+    payload: dict[str, Any],
+    key: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> float | None:
+    """An optional finite JSON number (integer or fraction, not a boolean) within the bounds."""
     value = payload.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise errors.invalid(key)
-    if minimum is not None and value < minimum:
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        raise errors.invalid(key) from None
+    if not math.isfinite(number):
         raise errors.invalid(key)
-    return float(value)
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        raise errors.invalid(key)
+    return number
 
 
 def reset_world(state: State) -> None:
@@ -56,7 +75,7 @@ def list_notifications(state: State, call: Call) -> Response:
 def flush_notifications(state: State, call: Call) -> Response:
     """``POST /_emulator/notifications/flush`` ``{"timeout"?: S}``: deliver what is pending now."""
     reject_unknown(call.payload, {"timeout"}, "")
-    timeout = _number(call.payload, "timeout", minimum=0)
+    timeout = _number(call.payload, "timeout", minimum=0, maximum=MAX_FLUSH_TIMEOUT)
     flushed = state.notifier.flush(5.0 if timeout is None else timeout)
     return Response.json(200, {"flushed": flushed, "deliveries": state.notifier.deliveries()})
 
@@ -94,7 +113,10 @@ def get_clock(state: State, call: Call) -> Response:
 
 
 def move_clock(state: State, call: Call) -> Response:
-    """``POST /_emulator/clock`` ``{"advance_seconds": N}`` or ``{"now": iso 8601 with offset}``."""
+    """``POST /_emulator/clock`` ``{"advance_seconds": N}`` or ``{"now": iso 8601 with offset}``.
+
+    The clock stays within 2000-2999 (``clock.EARLIEST``..``LATEST``): 40002 past that.
+    """
     reject_unknown(call.payload, {"advance_seconds", "now"}, "")
     advance = _number(call.payload, "advance_seconds")
     moment = require_str(call.payload, "now", "", optional=True)
@@ -103,7 +125,10 @@ def move_clock(state: State, call: Call) -> Response:
     if advance is not None and moment is not None:
         raise errors.invalid("now", "give_either_advance_seconds_or_now")
     if advance is not None:
-        state.clock.advance(advance)
+        try:
+            state.clock.advance(advance)
+        except ValueError:
+            raise errors.invalid("advance_seconds", "clock_out_of_range") from None
     else:
         try:
             parsed = datetime.fromisoformat(moment or "")
@@ -111,7 +136,10 @@ def move_clock(state: State, call: Call) -> Response:
             raise errors.invalid("now") from None
         if parsed.tzinfo is None:
             raise errors.invalid("now", "timestamp_needs_utc_offset")
-        state.clock.set(parsed)
+        try:
+            state.clock.set(parsed)
+        except ValueError:
+            raise errors.invalid("now", "clock_out_of_range") from None
     return Response.json(200, clock_state(state))
 
 
@@ -125,14 +153,17 @@ def list_faults(state: State, call: Call) -> Response:
 
 
 def inject_fault(state: State, call: Call) -> Response:
-    """``POST /_emulator/faults`` ``{"kind", "count"?: 1, "delay"?: 30, "path_prefix"?}``."""
+    """``POST /_emulator/faults`` ``{"kind", "count"?: 1, "delay"?: 30, "path_prefix"?}``.
+
+    ``delay`` is 0 to 3600 seconds (``MAX_FAULT_DELAY``).
+    """
     payload = call.payload
     reject_unknown(payload, {"kind", "count", "delay", "path_prefix"}, "")
     kind = require_str(payload, "kind", "", choices=tuple(KINDS))
     count = 1
     if payload.get("count") is not None:
         count = check_int(payload["count"], "count", minimum=1, maximum=10_000)
-    delay = _number(payload, "delay", minimum=0)
+    delay = _number(payload, "delay", minimum=0, maximum=MAX_FAULT_DELAY)
     path_prefix = require_str(payload, "path_prefix", "", pattern=r"/.*", optional=True)
     state.faults.inject(
         kind or "", count, delay=30.0 if delay is None else delay, path_prefix=path_prefix

@@ -10,6 +10,7 @@ the same idempotency key must get the stored answer, not a second charge.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ KINDS: dict[str, str] = {
     "http_500": "500 with an empty body, nothing done",
     "http_502": "502 gateway page (text/html), nothing done",
     "http_403_html": "403 HTML page from the CDN, nothing done",
+    "http_403_json": "403 with the provider's JSON error body (access denied), nothing done",
     "rate_limit": "429 with the 40004 error body, nothing done",
 }
 
@@ -73,6 +75,8 @@ class Fault:
             return Response(502, _GATEWAY_PAGE, [_HTML])
         if self.kind == "http_403_html":
             return Response(403, _CDN_FORBIDDEN_PAGE, [_HTML])
+        if self.kind == "http_403_json":
+            return errors.forbidden().to_response()
         return errors.rate_limited().to_response()
 
 
@@ -91,7 +95,12 @@ class Faults:
             raise ValueError(f"unknown fault kind {kind!r}; known kinds: {', '.join(KINDS)}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError("count must be a positive integer")
-        if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
+        if (
+            isinstance(delay, bool)
+            or not isinstance(delay, int | float)
+            or not math.isfinite(delay)
+            or delay < 0
+        ):
             raise ValueError("delay must be a non-negative number of seconds")
         if path_prefix is not None and not isinstance(path_prefix, str):
             raise ValueError("path_prefix must be a string")

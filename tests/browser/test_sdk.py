@@ -67,8 +67,8 @@ def encrypt(page: Any, **card: Any) -> dict[str, Any]:
 
 
 def private_key(emulator: Any) -> rsa.RSAPrivateKey:
-    # The core keeps its key pair in its state; the test plays the provider's side.
-    return emulator._state.keys.private_key
+    # The test plays the provider's side with the emulator's key.
+    return emulator.private_key
 
 
 def card_input(public_key: str, **overrides: Any) -> dict[str, Any]:

@@ -41,6 +41,37 @@ def test_set_refuses_a_naive_datetime():
         Clock().set(datetime(2030, 1, 1))
 
 
+@pytest.mark.parametrize(
+    "move",
+    [
+        lambda clock: clock.advance(1e300),
+        lambda clock: clock.advance(10**30),
+        lambda clock: clock.advance(float("inf")),
+        lambda clock: clock.advance(float("nan")),
+        lambda clock: clock.advance(-40 * 365 * 86400),
+        lambda clock: clock.set(datetime(9999, 12, 31, 23, 0, tzinfo=UTC)),
+        lambda clock: clock.set(datetime(1999, 12, 31, 23, 59, tzinfo=UTC)),
+    ],
+    ids=["1e300", "10**30", "inf", "nan", "back 40 years", "year 9999", "1999"],
+)
+def test_the_clock_stays_between_2000_and_2999_and_is_unchanged_by_a_refused_move(move):
+    clock = Clock()
+    clock.set(datetime(2030, 1, 1, tzinfo=UTC))
+
+    with pytest.raises(ValueError):
+        move(clock)
+
+    assert datetime(2030, 1, 1, tzinfo=UTC) <= clock.now() < datetime(2030, 1, 2, tzinfo=UTC)
+
+
+def test_the_clock_reaches_its_bounds():
+    clock = Clock()
+    clock.set(datetime(2999, 12, 31, 23, 0, tzinfo=UTC))
+    clock.set(datetime(2000, 1, 1, 0, 0, tzinfo=UTC))
+    clock.advance(3600)
+    assert clock.now().astimezone(UTC).year == 2000
+
+
 def test_timestamp_has_offset_and_milliseconds():
     moment = datetime(2026, 11, 21, 17, 5, 31, 482123, tzinfo=UTC)
     assert timestamp(moment) == "2026-11-21T14:05:31.482-03:00"

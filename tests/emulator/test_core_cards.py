@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.emulator import ANTIFRAUD_DECLINED_CARD, IN_ANALYSIS_CARD
@@ -76,11 +81,51 @@ def test_declined_sandbox_cards_are_declined_by_the_issuer(api, number, brand):
     assert charge["payment_method"]["card"]["brand"] == brand
 
 
-def test_declined_card_with_store_still_returns_a_token(api):
-    charge = pay(api, raw_card("4929291898380766", store=True))
+@pytest.mark.parametrize("where", ["payment_method", "card"])
+def test_declined_card_with_store_still_returns_a_token_wherever_store_is(api, where):
+    if where == "card":
+        charge = pay(api, raw_card("4929291898380766", store=True))
+    else:
+        charge = pay(api, raw_card("4929291898380766"), store=True)
 
     assert charge["status"] == "DECLINED"
+    card = charge["payment_method"]["card"]
+    assert CARD_ID.match(card["id"]) and card["store"] is True
+
+
+@pytest.mark.parametrize("where", ["payment_method", "card"])
+def test_a_two_step_declined_pay_with_store_returns_a_token(api, where):
+    order = api.create_order()
+    store = {"store": True}
+    card = raw_card("5530062640663264", **(store if where == "card" else {}))
+    extra = store if where == "payment_method" else {}
+
+    response = api.post(f"/orders/{order['id']}/pay", {"charges": [charge_payload(card, **extra)]})
+
+    assert response.status_code == 201
+    [charge] = response.json()["charges"]
+    assert charge["status"] == "DECLINED"
     assert CARD_ID.match(charge["payment_method"]["card"]["id"])
+
+
+def test_a_declined_charge_answers_the_samples_fields(api):
+    charge = pay(api, raw_card("4929291898380766"))
+
+    assert list(charge) == [
+        "id",
+        "reference_id",
+        "status",
+        "created_at",
+        "description",
+        "amount",
+        "payment_response",
+        "payment_method",
+        "links",
+    ]
+    response = charge["payment_response"]
+    assert list(response) == ["code", "message", "reference", "raw_data"]
+    assert all(isinstance(response[key], str) for key in ("code", "message", "reference"))
+    assert len(response["reference"]) == 12
 
 
 def test_anti_fraud_card_is_refused_by_the_provider(api):
@@ -168,6 +213,45 @@ def test_a_bad_encrypted_blob_is_40002_naming_it(api, blob):
     error = error_of(response)
     assert error["code"] == "40002"
     assert error["parameter_name"] == "charges[0].payment_method.card.encrypted"
+
+
+@pytest.mark.parametrize("digest", [hashes.SHA1, hashes.SHA256], ids=["sha1", "sha256"])
+def test_an_oaep_encrypted_card_is_decrypted_after_pkcs1_v15_fails(api, digest):
+    """The facts: two SDK ports use PKCS#1 v1.5, one official note says OAEP; both are taken."""
+    der = base64.b64decode(api.post("/public-keys", {"type": "card"}).json()["public_key"])
+    key = load_der_public_key(der)
+    oaep = padding.OAEP(mgf=padding.MGF1(digest()), algorithm=digest(), label=None)
+    plaintext = b"5240082975622454;123;12;2030;Jose da Silva;1700000000000"
+    blob = base64.b64encode(key.encrypt(plaintext, oaep)).decode()
+
+    charge = pay(api, {"encrypted": blob, "store": True})
+
+    assert charge["status"] == "PAID"
+    card = charge["payment_method"]["card"]
+    assert (card["brand"], card["first_digits"], card["last_digits"]) == (
+        "mastercard",
+        "524008",
+        "2454",
+    )
+    assert card["holder"] == {"name": "Jose da Silva"}
+    assert CARD_ID.match(card["id"])
+
+
+def test_a_blob_whose_plaintext_is_not_the_sdks_is_40002(api):
+    der = base64.b64decode(api.post("/public-keys", {"type": "card"}).json()["public_key"])
+    blob = base64.b64encode(
+        load_der_public_key(der).encrypt(b"4111111111111111;123", padding.PKCS1v15())
+    ).decode()
+
+    response = api.post("/orders", order_payload(charges=[charge_payload({"encrypted": blob})]))
+
+    assert response.status_code == 400
+    assert error_of(response) == {
+        "code": "40002",
+        "description": "invalid_encrypted_card",
+        "parameter_name": "charges[0].payment_method.card.encrypted",
+    }
+    assert "4111111111111111" not in response.text
 
 
 def test_a_blob_encrypted_for_another_key_is_40002(api):

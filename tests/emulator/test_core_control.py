@@ -74,6 +74,17 @@ def test_notifications_lists_deliveries_with_body_and_headers(api):
     assert TIMESTAMP.match(delivery["created_at"])
 
 
+@pytest.mark.parametrize("timeout", [-1, 301, 1e308, "5", True])
+def test_flush_checks_its_timeout(api, timeout):
+    response = api.post("/_emulator/notifications/flush", {"timeout": timeout})
+
+    assert response.status_code == 400
+    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
+        "40002",
+        "timeout",
+    )
+
+
 def test_drop_loses_the_next_deliveries(api, recorder):
     response = api.post("/_emulator/notifications/drop", {"count": 1})
     api.create_order(charges=[charge_payload()])
@@ -203,9 +214,16 @@ def test_clock_in_another_offset_answers_in_the_providers_offset(api):
         ({"now": "2030-01-01T12:00:00"}, "40002", "now"),
         ({"now": "2030-01-01T12:00:00-03:00", "advance_seconds": 1}, "40002", "now"),
         ({"speed": 2}, "40003", "speed"),
+        ({"advance_seconds": 1e300}, "40002", "advance_seconds"),
+        ({"advance_seconds": 10**30}, "40002", "advance_seconds"),
+        ({"advance_seconds": -50 * 365 * 86400}, "40002", "advance_seconds"),
+        ({"now": "9999-12-31T23:59:59+14:00"}, "40002", "now"),
+        ({"now": "1999-12-31T12:00:00-03:00"}, "40002", "now"),
     ],
 )
 def test_clock_checks_its_body(api, body, code, parameter_name):
+    before = api.get("/_emulator/clock").json()["now"]
+
     response = api.post("/_emulator/clock", body)
 
     assert response.status_code == 400
@@ -213,6 +231,7 @@ def test_clock_checks_its_body(api, body, code, parameter_name):
         code,
         parameter_name,
     )
+    assert api.get("/_emulator/clock").json()["now"][:16] == before[:16]
 
 
 def test_control_plane_body_must_be_json(api):

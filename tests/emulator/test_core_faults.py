@@ -39,6 +39,20 @@ def test_http_500_answers_an_empty_500_and_does_nothing(api):
     assert api.post("/orders", order_payload()).status_code == 201
 
 
+def test_http_403_json_is_the_providers_forbidden_answer_and_does_nothing(api):
+    inject(api, kind="http_403_json", path_prefix="/orders")
+
+    response = api.post("/orders", order_payload(charges=[charge_payload()]))
+
+    assert response.status_code == 403
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.json() == {
+        "error_messages": [{"code": "FORBIDDEN", "description": "Access denied to this resource"}]
+    }
+    assert order_count(api) == 0
+    assert api.post("/orders", order_payload()).status_code == 201
+
+
 @pytest.mark.parametrize(("kind", "status"), [("http_502", 502), ("http_403_html", 403)])
 def test_html_pages_from_the_gateway_and_cdn(api, kind, status):
     inject(api, kind=kind)
@@ -119,6 +133,9 @@ def test_faults_never_touch_the_control_plane(api):
         ({"kind": "http_500", "count": 1.5}, "40002", "count"),
         ({"kind": "timeout", "delay": -1}, "40002", "delay"),
         ({"kind": "timeout", "delay": "30"}, "40002", "delay"),
+        ({"kind": "timeout", "delay": 3601}, "40002", "delay"),
+        ({"kind": "timeout", "delay": 1e308}, "40002", "delay"),
+        ({"kind": "timeout", "delay": 10**400}, "40002", "delay"),
         ({"kind": "http_500", "path_prefix": "orders"}, "40002", "path_prefix"),
         ({"kind": "http_500", "when": "now"}, "40003", "when"),
     ],

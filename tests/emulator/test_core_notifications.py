@@ -85,6 +85,35 @@ def test_a_failed_call_notifies_nothing(api, recorder):
     assert len(flushed(api, recorder)) == 1
 
 
+def test_a_repeated_idempotent_call_notifies_once(api, recorder):
+    body = order_payload(charges=[charge_payload(capture=False)])
+    created = [api.post("/orders", body, headers={"x-idempotency-key": "create-1"}) for _ in "ab"]
+    capture = f"/charges/{created[0].json()['charges'][0]['id']}/capture"
+    captured = [
+        api.post(capture, {"amount": {"value": 500}}, headers={"x-idempotency-key": "capture-1"})
+        for _ in "ab"
+    ]
+
+    bodies = [json.loads(body) for _, body, _ in flushed(api, recorder)]
+
+    assert [r.status_code for r in created + captured] == [201, 201, 201, 201]
+    assert [b["charges"][0]["status"] for b in bodies] == ["AUTHORIZED", "PAID"]
+    assert len(api.get("/_emulator/notifications").json()["deliveries"]) == 2
+
+
+def test_a_retry_after_a_timeout_notifies_once(api, recorder):
+    api.post("/_emulator/faults", {"kind": "timeout", "delay": 30})
+    body = order_payload(charges=[charge_payload()])
+    headers = {"x-idempotency-key": "checkout-1"}
+
+    with pytest.raises(requests.ReadTimeout):
+        api.post("/orders", body, headers=headers, timeout=5)
+    retry = api.post("/orders", body, headers=headers, timeout=5)
+
+    [(_, notified, _)] = flushed(api, recorder)
+    assert json.loads(notified)["id"] == retry.json()["id"]
+
+
 def test_analysis_resolution_and_deeplink_payment_notify(api, recorder):
     analysed = api.create_order(charges=[charge_payload(raw_card(IN_ANALYSIS_CARD))])
     api.post(f"/_emulator/charges/{analysed['charges'][0]['id']}/resolve", {"status": "PAID"})

@@ -12,6 +12,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
+from django_orderpay.cardcrypto import decrypt_card, encrypt_card
 from django_orderpay.emulator import DEFAULT_TOKEN, Emulator, account_for
 from django_orderpay.emulator.clock import Clock
 from django_orderpay.emulator.transport import mount
@@ -308,6 +309,23 @@ def test_public_key_is_an_rsa_2048_der_spki_in_base64(api, emulator):
     key = load_der_public_key(base64.b64decode(body["public_key"], validate=True))
     assert isinstance(key, rsa.RSAPublicKey) and key.key_size == 2048
     assert isinstance(body["created_at"], int) and body["created_at"] > 1_600_000_000_000
+
+
+def test_private_key_is_the_half_that_decrypts_what_the_public_key_encrypts(api, emulator):
+    public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
+    blob = encrypt_card(public_key, "4539620659922097", "123", "7", "2031", "Maria Souza")
+
+    card = decrypt_card(emulator.private_key, blob)
+
+    assert (card.number, card.security_code, card.exp_month, card.exp_year, card.holder) == (
+        "4539620659922097",
+        "123",
+        "07",
+        "2031",
+        "Maria Souza",
+    )
+    assert emulator.private_key.key_size == 2048
+    assert "PRIVATE" not in repr(emulator._state.keys)
 
 
 @pytest.mark.parametrize(

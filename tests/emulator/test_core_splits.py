@@ -149,6 +149,54 @@ def test_unknown_split_is_404(api):
             "splits.receivers[1].account.id",
         ),
         ("FIXED", "splits"),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "10000"), (ACCOUNT_B, "0"))},
+            "splits.receivers[1].amount.value",
+        ),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, 10001), (ACCOUNT_B, -1))},
+            "splits.receivers[0].amount.value",
+        ),
+        (
+            {"method": "PERCENTAGE", "receivers": receivers((ACCOUNT_A, 101), (ACCOUNT_B, 1))},
+            "splits.receivers[0].amount.value",
+        ),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "70.00"), (ACCOUNT_B, "3000"))},
+            "splits.receivers[0].amount.value",
+        ),
+        (
+            {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "9" * 5000), (ACCOUNT_B, "1"))},
+            "splits.receivers[0].amount.value",
+        ),
+        (
+            {
+                "method": "PERCENTAGE",
+                "receivers": receivers(
+                    (ACCOUNT_A, 85),
+                    *((f"ACCO_{index:08d}-0000-0000-0000-000000000000", 1) for index in range(15)),
+                ),
+            },
+            "splits.receivers",
+        ),
+        (
+            {
+                "method": "FIXED",
+                "receivers": [
+                    {
+                        "account": {"id": ACCOUNT_A},
+                        "amount": {"value": "7000"},
+                        "configurations": {"liable": True},
+                    },
+                    {
+                        "account": {"id": ACCOUNT_B},
+                        "amount": {"value": "3000"},
+                        "configurations": {"liable": True},
+                    },
+                ],
+            },
+            "splits.receivers[1].configurations.liable",
+        ),
     ],
 )
 def test_invalid_splits_are_40002_naming_the_field(api, splits, parameter_name):
@@ -158,6 +206,19 @@ def test_invalid_splits_are_40002_naming_the_field(api, splits, parameter_name):
     error = error_of(response)
     assert error["code"] == "40002"
     assert error["parameter_name"] == f"charges[0].{parameter_name}"
+
+
+def test_fifteen_receivers_and_one_liable_are_accepted(api):
+    others = [(f"ACCO_{index:08d}-0000-0000-0000-000000000000", 1) for index in range(14)]
+    splits = {"method": "PERCENTAGE", "receivers": receivers((ACCOUNT_A, 86), *others)}
+    splits["receivers"][0]["configurations"] = {"liable": True}
+
+    charge = pay_split(api, splits).json()["charges"][0]
+    split = api.get(charge["links"][-1]["href"]).json()
+
+    assert len(split["receivers"]) == 15
+    assert [r["type"] for r in split["receivers"]] == ["PRIMARY"] + ["SECONDARY"] * 14
+    assert split["receivers"][0]["configurations"] == {"liable": True}
 
 
 def test_a_liable_receiver_is_refused_with_recurring(api):

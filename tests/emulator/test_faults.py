@@ -52,7 +52,16 @@ def test_unknown_kind_lists_the_known_ones():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"count": 0}, {"count": "2"}, {"count": True}, {"delay": -1}, {"delay": "9"}]
+    "kwargs",
+    [
+        {"count": 0},
+        {"count": "2"},
+        {"count": True},
+        {"delay": -1},
+        {"delay": "9"},
+        {"delay": float("inf")},
+        {"delay": float("nan")},
+    ],
 )
 def test_bad_count_or_delay(kwargs):
     with pytest.raises(ValueError):
@@ -101,6 +110,15 @@ def test_http_403_html_is_a_cdn_page():
     assert response.body.startswith(b"<!DOCTYPE HTML")
     assert b"403 ERROR" in response.body
     assert b"</html>" in response.body
+
+
+def test_http_403_json_is_the_providers_error_body():
+    response = fault_response("http_403_json")
+    assert response.status == 403
+    assert response.header("Content-Type") == "application/json"
+    assert json.loads(response.body) == {
+        "error_messages": [{"code": "FORBIDDEN", "description": "Access denied to this resource"}]
+    }
 
 
 def test_rate_limit_is_429_with_40004():
