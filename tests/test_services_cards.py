@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -75,6 +77,18 @@ def test_an_amount_and_installments_may_be_given(orderpay_emulator, buyer):
     row = pay_with_card_token(order, token, user=buyer, amount=250, installments=3).charges.get()
 
     assert (row.amount_value, row.installments) == (250, 3)
+
+
+@pytest.mark.parametrize("amount", [2.5, Decimal("2.50")])
+def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulator, buyer, amount):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("money"), user=buyer)
+
+    with pytest.raises(ValidationError) as caught:
+        pay_with_card_token(order, token, user=buyer, amount=amount)
+
+    assert caught.value.paths == ["amount"]
+    assert "charges" not in get_client().get_order(order.provider_id)
 
 
 def test_authorise_with_a_stored_card(orderpay_emulator, buyer):

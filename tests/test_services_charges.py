@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from django_orderpay.client import get_client
@@ -107,3 +109,19 @@ def test_refund_above_what_was_paid_is_refused_by_the_provider(orderpay_emulator
     assert caught.value.codes == ["40007"]
     row.refresh_from_db()
     assert (row.status, row.amount_refunded) == ("PAID", 0)
+
+
+@pytest.mark.parametrize("amount", [4.0, Decimal("4.00"), "400", 0, -100, True])
+def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulator, amount):
+    authorised = _authorised(1000)
+    paid = _paid(1000)
+
+    for call, row in ((capture_charge, authorised), (cancel_charge, paid)):
+        with pytest.raises(ValidationError) as caught:
+            call(row, amount)
+        assert caught.value.paths == ["amount"]
+
+    # Nothing was sent: both charges are as they were at the provider.
+    assert get_client().get_charge(authorised.provider_id)["status"] == "AUTHORIZED"
+    summary = get_client().get_charge(paid.provider_id)["amount"]["summary"]
+    assert summary["refunded"] == 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
+from django.contrib.auth.models import AnonymousUser, Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -259,3 +262,74 @@ def test_create_order_queries_do_not_grow_with_items_or_charges(
     assert one == many_items == many_charges == both
     with django_assert_max_num_queries(one):
         create_order(order_payload("q-5", items=20, charges=[charge(100)] * 8), user=buyer)
+
+
+# --- what a shop's developer passes by mistake ------------------------------------------
+
+
+def test_an_anonymous_user_owns_nothing(orderpay_emulator):
+    order = create_order(
+        order_payload(charges=[charge(500, raw_card(store=True))]), user=AnonymousUser()
+    )
+
+    assert order.status == "PAID"
+    assert order.user is None
+    assert CardToken.objects.get().user is None
+
+
+def test_the_shop_object_is_attached_to_the_order(orderpay_emulator):
+    cart = Group.objects.create(name="cart-1")  # any saved model instance
+
+    order = create_order(order_payload(charges=[charge(500)]), shop_object=cart)
+
+    assert Order.objects.get(pk=order.pk).shop_object == cart
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"user": 1}, "user"),  # an id, not the user
+        ({"user": "buyer"}, "user"),
+        ({"shop_object": Group(name="unsaved")}, "shop_object"),
+        ({"shop_object": {"cart": 1}}, "shop_object"),
+        ({"idempotency_key": ""}, "idempotency_key"),
+        ({"idempotency_key": "two words"}, "idempotency_key"),
+    ],
+)
+def test_a_wrong_owner_object_or_key_is_refused_before_the_card_is_charged(
+    orderpay_emulator, options, field
+):
+    with pytest.raises(ValidationError) as caught:
+        create_order(order_payload(charges=[charge(500)]), **options)
+
+    assert caught.value.paths == [field]
+    assert orderpay_emulator.order_ids() == []  # nothing was sent
+    assert not Order.objects.exists()
+
+
+@pytest.mark.parametrize("money", [5.0, Decimal("5.00")])
+def test_money_as_float_or_decimal_is_refused_before_any_call(orderpay_emulator, money):
+    body = order_payload(charges=[charge(500)], unit_amount=money)
+    body["charges"][0]["amount"]["value"] = money
+
+    with pytest.raises(ValidationError) as caught:
+        create_order(body)
+
+    assert caught.value.paths == ["items[0].unit_amount", "charges[0].amount.value"]
+    assert f"not a {type(money).__name__}" in str(caught.value)
+    assert orderpay_emulator.order_ids() == []
+
+
+def test_the_notification_url_fills_a_dict_without_one(orderpay_emulator, settings):
+    # Given NOTIFICATION_URL configured, and a dict with no (or an empty) notification_urls
+    shop_url = "https://shop.example.com/orderpay/notifications/"
+    settings.ORDERPAY = {**settings.ORDERPAY, "NOTIFICATION_URL": shop_url}
+    missing = order_payload("n-1", charges=[charge(500)])
+    del missing["notification_urls"]
+    empty = order_payload("n-2", notification_urls=[])
+
+    # Then the provider gets the configured URL for both
+    for body in (missing, empty):
+        order = create_order(body)
+        assert get_client().get_order(order.provider_id)["notification_urls"] == [shop_url]
+    assert "notification_urls" not in missing  # the caller's dict is left as it was

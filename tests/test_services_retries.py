@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import client_from_settings, get_client
-from django_orderpay.exceptions import IdempotencyConflict, ProviderUnavailable
+from django_orderpay.exceptions import IdempotencyConflict, ProviderError, ProviderUnavailable
 from django_orderpay.models import Order
 from django_orderpay.services import (
     cancel_charge,
@@ -95,6 +99,9 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_refused_not_charged(
         create_order(body())
 
     assert caught.value.codes == ["40005"]
+    # A 409 is no refusal (the work may be done): the key stays, and so does the answer.
+    with pytest.raises(IdempotencyConflict):
+        create_order(body())
     assert len(orderpay_emulator.order_ids()) == 1
 
 
@@ -154,3 +161,77 @@ def test_keys_never_depend_on_card_secrets():
     assert len(create_key("r", 0, body)) < 64
     card = without_card_secrets(body)["charges"][0]["payment_method"]["card"]
     assert card == {}
+
+
+def foreign_public_key() -> str:
+    """A key the provider never issued: what it encrypts, the provider cannot read."""
+    public = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    der = public.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return base64.b64encode(der).decode()
+
+
+def encrypted_card(key: str) -> dict:
+    return {"encrypted": encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")}
+
+
+def test_a_refused_payment_does_not_lock_the_order_for_the_next_card(orderpay_emulator):
+    # Given an order whose first payment the provider refused (a card it cannot decrypt):
+    # the refusal is kept at the provider under the derived key
+    order = create_order(order_payload())
+    with pytest.raises(ProviderError) as caught:
+        pay_order(order, [charge(500, encrypted_card(foreign_public_key()))])
+    assert caught.value.status == 400
+    assert caught.value.parameter_names == ["charges[0].payment_method.card.encrypted"]
+
+    # When the customer types the card again (a new encryption)
+    paid = pay_order(order, [charge(500, encrypted_card(get_public_key()))])
+
+    # Then it is a new operation, not a 409, and the order is paid once
+    assert paid.status == "PAID"
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+
+
+def test_a_refused_create_does_not_lock_its_reference_id(orderpay_emulator):
+    refused_body = order_payload(charges=[charge(500, encrypted_card(foreign_public_key()))])
+    with pytest.raises(ProviderError) as caught:
+        create_order(refused_body)
+    assert caught.value.status == 400
+    assert orderpay_emulator.order_ids() == []
+
+    order = create_order(order_payload(charges=[charge(500, encrypted_card(get_public_key()))]))
+
+    assert order.status == "PAID"
+    assert orderpay_emulator.order_ids() == [order.provider_id]
+
+
+def test_after_a_refusal_a_lost_answer_is_still_not_charged_twice(
+    orderpay_emulator, quick_timeout, settings
+):
+    # Given a refused attempt, then an attempt whose answer is lost
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
+    order = create_order(order_payload())
+    with pytest.raises(ProviderError):
+        pay_order(order, [charge(500, encrypted_card(foreign_public_key()))])
+    body = [charge(500)]
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders/")
+    with pytest.raises(ProviderUnavailable):
+        pay_order(order, body)
+
+    # When the customer presses "pay" again
+    paid = pay_order(order, body)
+
+    # Then the provider answers the attempt it already made: one charge
+    assert paid.charges.get().status == "PAID"
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+
+
+def test_an_explicit_key_is_the_callers_even_after_a_refusal(orderpay_emulator):
+    order = create_order(order_payload())
+    bad = [charge(500, encrypted_card(foreign_public_key()))]
+    with pytest.raises(ProviderError):
+        pay_order(order, bad, idempotency_key="pay-once")
+
+    with pytest.raises(IdempotencyConflict):
+        pay_order(order, [charge(500)], idempotency_key="pay-once")

@@ -1,10 +1,61 @@
-"""What every service shares: which client to use, which key to send."""
+"""What every service shares: which client to use, and the checks made before any call."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import models
+
+from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.payloads._problems import is_int, not_an_integer
+
+#: ``Order.object_id`` holds the shop object's primary key as text.
+SHOP_OBJECT_ID_LENGTH = 64
 
 
 def client_or_default(client: OrderPayClient | None) -> OrderPayClient:
     """``client``, else this thread's client for the current ``ORDERPAY`` settings."""
     return client if client is not None else get_client()
+
+
+def check_user(user: Any) -> Any:
+    """The user who owns an order and its stored cards, or None for nobody.
+
+    ``None`` and an anonymous user (``request.user`` before login) own
+    nothing; anything else must be a saved instance of the user model (not
+    its id).
+    """
+    if user is None or not getattr(user, "is_authenticated", True):
+        return None
+    if not isinstance(user, get_user_model()) or user.pk is None:
+        shown = type(user).__name__
+        raise ValidationError(
+            [FieldError("user", f"must be a saved user (or None or AnonymousUser), not {shown}")]
+        )
+    return user
+
+
+def check_shop_object(shop_object: Any) -> None:
+    """The shop's own object of an order: None, or a saved model instance."""
+    if shop_object is None:
+        return
+    if not isinstance(shop_object, models.Model) or shop_object.pk is None:
+        raise ValidationError(
+            [FieldError("shop_object", "must be a saved model instance (or None)")]
+        )
+    if len(str(shop_object.pk)) > SHOP_OBJECT_ID_LENGTH:
+        message = f"its primary key must be at most {SHOP_OBJECT_ID_LENGTH} characters as text"
+        raise ValidationError([FieldError("shop_object", message)])
+
+
+def check_amount(amount: Any, field: str = "amount") -> int:
+    """An amount argument in integer cents, 1 to 999999999; floats and Decimals refused."""
+    if not is_int(amount):
+        raise ValidationError([FieldError(field, not_an_integer(amount, money=True))])
+    if not 1 <= amount <= rules.MAX_AMOUNT:
+        message = f"must be between 1 and {rules.MAX_AMOUNT} cents"
+        raise ValidationError([FieldError(field, message)])
+    return amount

@@ -11,6 +11,7 @@ from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, OrderPayError, ValidationError
 from django_orderpay.models import CardToken, Order
 
+from ._common import check_amount
 from .orders import pay_order
 
 
@@ -46,7 +47,7 @@ def token_charge(
     ``recurring`` SUBSEQUENT with the token's ``brand_reference_id`` and
     initial amount, and no security code (the official plugin sends none).
     """
-    value = order.items_total if amount is None else amount
+    value = order.items_total if amount is None else check_amount(amount)
     recurring = None
     if subsequent_recurrence:
         if not card_token.has_recurrence or not card_token.initial_amount:

@@ -8,7 +8,7 @@ from django_orderpay.models import ChangeSource, Charge, ChargeStatus
 from django_orderpay.sync import sync_charge
 
 from . import idempotency
-from ._common import client_or_default
+from ._common import check_amount, client_or_default
 
 
 def capture_charge(
@@ -24,11 +24,14 @@ def capture_charge(
     refuses a charge that is not authorised or whose ``capture_before`` has
     passed (``ProviderError`` with code ``40006``).
     """
-    value = charge.amount_value if amount is None else amount
-    if idempotency_key is None:
-        idempotency_key = idempotency.capture_key(charge.provider_id, value, charge.amount_paid)
-    answer = client_or_default(client).capture_charge(
-        charge.provider_id, value, idempotency_key=idempotency_key
+    value = charge.amount_value if amount is None else check_amount(amount)
+    api = client_or_default(client)
+    answer = idempotency.send(
+        idempotency_key,
+        lambda generation: idempotency.capture_key(
+            charge.provider_id, value, charge.amount_paid, generation=generation
+        ),
+        lambda key: api.capture_charge(charge.provider_id, value, idempotency_key=key),
     )
     return sync_charge(answer, source=ChangeSource.API)
 
@@ -56,11 +59,13 @@ def cancel_charge(
         if amount <= 0:
             message = f"charge {charge.provider_id} ({charge.status}) has nothing left to cancel"
             raise ValidationError([FieldError("amount", message)])
-    if idempotency_key is None:
-        idempotency_key = idempotency.cancel_key(
-            charge.provider_id, amount, charge.amount_refunded, charge.status
-        )
-    answer = client_or_default(client).cancel_charge(
-        charge.provider_id, amount, idempotency_key=idempotency_key
+    value = check_amount(amount)
+    api = client_or_default(client)
+    answer = idempotency.send(
+        idempotency_key,
+        lambda generation: idempotency.cancel_key(
+            charge.provider_id, value, charge.amount_refunded, charge.status, generation=generation
+        ),
+        lambda key: api.cancel_charge(charge.provider_id, value, idempotency_key=key),
     )
     return sync_charge(answer, source=ChangeSource.API)

@@ -20,7 +20,7 @@ from django_orderpay.sync import sync_order
 
 from . import idempotency
 from ._bodies import order_body, pay_body
-from ._common import client_or_default
+from ._common import check_shop_object, check_user, client_or_default
 
 
 def create_order(
@@ -37,22 +37,34 @@ def create_order(
     shows; with ``charges`` it is paid at once, with ``deep_links`` it gets
     its deeplink, with neither it waits for :func:`pay_order`. ``user`` and
     ``shop_object`` (a saved model instance) are attached to the local order;
-    cards stored by its charges belong to ``user``. Without an
-    ``idempotency_key`` a stable one is derived from the order's
-    ``reference_id``, the orders already mirrored under it and the body
-    without card secrets (see :mod:`.idempotency`).
+    cards stored by its charges belong to ``user`` (``None`` or an anonymous
+    user: nobody's). Without an ``idempotency_key`` a stable one is derived
+    from the order's ``reference_id``, the orders already mirrored under it
+    and the body without card secrets (see :mod:`.idempotency`).
 
     Raises :class:`~django_orderpay.exceptions.ValidationError` (naming each
-    field) before any network call, and the client's ``ProviderError``
-    family when the provider refuses or cannot be reached.
+    field, ``user`` and ``shop_object`` included) before any network call,
+    and the client's ``ProviderError`` family when the provider refuses or
+    cannot be reached.
     """
+    # The owner and the shop object are checked before the card is charged:
+    # a mistake found only while mirroring would leave a paid order unmirrored.
+    owner = check_user(user)
+    check_shop_object(shop_object)
     body = order_body(order)
+    api = client_or_default(client)
+    attempt = 0
+    reference_id = body.get("reference_id", "")
     if idempotency_key is None:
-        reference_id = body.get("reference_id", "")
         attempt = Order.objects.filter(reference_id=reference_id).count()
-        idempotency_key = idempotency.create_key(reference_id, attempt, body)
-    answer = client_or_default(client).create_order(body, idempotency_key=idempotency_key)
-    return sync_order(answer, source=ChangeSource.API, user=user, shop_object=shop_object)
+    answer = idempotency.send(
+        idempotency_key,
+        lambda generation: idempotency.create_key(
+            reference_id, attempt, body, generation=generation
+        ),
+        lambda key: api.create_order(body, idempotency_key=key),
+    )
+    return sync_order(answer, source=ChangeSource.API, user=owner, shop_object=shop_object)
 
 
 def pay_order(
@@ -70,11 +82,14 @@ def pay_order(
     a repeat of an unanswered call is not.
     """
     body = pay_body(charges)
-    if idempotency_key is None:
-        attempt = order.charges.count()
-        idempotency_key = idempotency.pay_key(order.provider_id, attempt, body)
-    answer = client_or_default(client).pay_order(
-        order.provider_id, body, idempotency_key=idempotency_key
+    api = client_or_default(client)
+    attempt = order.charges.count() if idempotency_key is None else 0
+    answer = idempotency.send(
+        idempotency_key,
+        lambda generation: idempotency.pay_key(
+            order.provider_id, attempt, body, generation=generation
+        ),
+        lambda key: api.pay_order(order.provider_id, body, idempotency_key=key),
     )
     return sync_order(answer, source=ChangeSource.API)
 
