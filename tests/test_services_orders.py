@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser, Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.functional import SimpleLazyObject
 
 from django_orderpay import payloads
 from django_orderpay.cardcrypto import encrypt_card
@@ -15,7 +16,17 @@ from django_orderpay.client import get_client
 from django_orderpay.emulator import IN_ANALYSIS_CARD
 from django_orderpay.exceptions import ValidationError
 from django_orderpay.models import CardToken, Order
-from django_orderpay.services import create_order, get_public_key, pay_order, refresh_order
+from django_orderpay.services import (
+    cancel_charge,
+    capture_charge,
+    create_order,
+    get_public_key,
+    get_split,
+    pay_order,
+    pay_with_card_token,
+    refresh_order,
+    simulate_deeplink_payment,
+)
 from tests.test_services_support import (
     APPROVED_VISA,
     CVV,
@@ -333,3 +344,34 @@ def test_the_notification_url_fills_a_dict_without_one(orderpay_emulator, settin
         order = create_order(body)
         assert get_client().get_order(order.provider_id)["notification_urls"] == [shop_url]
     assert "notification_urls" not in missing  # the caller's dict is left as it was
+
+
+def test_request_user_as_a_view_has_it_is_accepted(orderpay_emulator, buyer):
+    # request.user is a lazy proxy of the user, not the user itself.
+    lazy = SimpleLazyObject(lambda: buyer)
+
+    order = create_order(order_payload(charges=[charge(500, raw_card(store=True))]), user=lazy)
+
+    assert Order.objects.get(pk=order.pk).user == buyer
+    assert CardToken.objects.get().user == buyer
+
+
+def test_an_id_where_a_row_is_expected_is_refused_naming_the_argument(orderpay_emulator, buyer):
+    order = create_order(order_payload(charges=[charge(500, capture=False)]), user=buyer)
+    charge_id = order.charges.get().provider_id
+    calls = [
+        (lambda: pay_order(order.provider_id, [charge(500)]), "order"),
+        (lambda: capture_charge(charge_id), "charge"),
+        (lambda: cancel_charge({"id": charge_id}), "charge"),
+        (lambda: get_split(charge_id), "charge"),
+        (lambda: simulate_deeplink_payment(order.provider_id, status="PAID"), "order"),
+        (lambda: pay_with_card_token(order, "CARD_X", user=buyer), "card_token"),
+    ]
+    for call, field in calls:
+        with pytest.raises(ValidationError) as caught:
+            call()
+        assert caught.value.paths == [field]
+
+    assert "objects.get(provider_id=...)" in str(caught.value)
+    # Nothing reached the provider: the charge is still only authorised.
+    assert get_client().get_charge(charge_id)["status"] == "AUTHORIZED"

@@ -21,6 +21,17 @@ def client_or_default(client: OrderPayClient | None) -> OrderPayClient:
     return client if client is not None else get_client()
 
 
+def check_mirror(value: Any, model: type[models.Model], field: str) -> None:
+    """``value`` is a saved row of ``model`` (not its ``provider_id``, not a dict)."""
+    if not isinstance(value, model) or value.pk is None:
+        name = model._meta.object_name
+        shown = type(value).__name__
+        message = f"must be a saved django_orderpay {name}, not {shown}"
+        if isinstance(value, str):
+            message += f" (look it up: {name}.objects.get(provider_id=...))"
+        raise ValidationError([FieldError(field, message)])
+
+
 def check_user(user: Any) -> Any:
     """The user who owns an order and its stored cards, or None for nobody.
 

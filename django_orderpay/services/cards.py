@@ -11,7 +11,7 @@ from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, OrderPayError, ValidationError
 from django_orderpay.models import CardToken, Order
 
-from ._common import check_amount
+from ._common import check_amount, check_mirror
 from .orders import pay_order
 
 
@@ -91,6 +91,8 @@ def pay_with_card_token(
     token's owner. Otherwise builds the charge from the token (see
     :func:`token_charge`) and pays through :func:`~.orders.pay_order`.
     """
+    check_mirror(order, Order, "order")
+    check_mirror(card_token, CardToken, "card_token")
     _check_owner(card_token, user)
     charge = token_charge(
         order,

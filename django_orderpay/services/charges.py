@@ -8,7 +8,7 @@ from django_orderpay.models import ChangeSource, Charge, ChargeStatus
 from django_orderpay.sync import sync_charge
 
 from . import idempotency
-from ._common import check_amount, client_or_default
+from ._common import check_amount, check_mirror, client_or_default
 
 
 def capture_charge(
@@ -24,6 +24,7 @@ def capture_charge(
     refuses a charge that is not authorised or whose ``capture_before`` has
     passed (``ProviderError`` with code ``40006``).
     """
+    check_mirror(charge, Charge, "charge")
     value = charge.amount_value if amount is None else check_amount(amount)
     api = client_or_default(client)
     answer = idempotency.send(
@@ -51,6 +52,7 @@ def cancel_charge(
     grown; a refund reaching the paid amount makes it ``CANCELED``. Refresh
     the order first if the local copy may be behind the provider.
     """
+    check_mirror(charge, Charge, "charge")
     if amount is None:
         if charge.status == ChargeStatus.AUTHORIZED:
             amount = charge.amount_value

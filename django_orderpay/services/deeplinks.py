@@ -7,7 +7,7 @@ from django_orderpay.exceptions import FieldError, ValidationError
 from django_orderpay.models import ChangeSource, Deeplink, Order
 from django_orderpay.sync import sync_charge
 
-from ._common import client_or_default
+from ._common import check_mirror, client_or_default
 
 
 def simulate_deeplink_payment(
@@ -24,6 +24,7 @@ def simulate_deeplink_payment(
     order, which is answered refreshed. Outside the sandbox and the emulator
     the client raises ``ConfigurationError``.
     """
+    check_mirror(order, Order, "order")
     if (status is None) == (card_number is None):
         raise ValidationError([FieldError("status", "give status or card_number, not both")])
     deeplink = Deeplink.objects.filter(order=order).first()

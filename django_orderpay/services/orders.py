@@ -20,7 +20,7 @@ from django_orderpay.sync import sync_order
 
 from . import idempotency
 from ._bodies import order_body, pay_body
-from ._common import check_shop_object, check_user, client_or_default
+from ._common import check_mirror, check_shop_object, check_user, client_or_default
 
 
 def create_order(
@@ -81,6 +81,7 @@ def pay_order(
     known charges, so paying again after a decline is a new operation, while
     a repeat of an unanswered call is not.
     """
+    check_mirror(order, Order, "order")
     body = pay_body(charges)
     api = client_or_default(client)
     attempt = order.charges.count() if idempotency_key is None else 0

@@ -7,7 +7,7 @@ from django_orderpay.exceptions import FieldError, ValidationError
 from django_orderpay.models import Charge, Split
 from django_orderpay.sync import sync_split
 
-from ._common import client_or_default
+from ._common import check_mirror, client_or_default
 
 
 def get_split(charge: Charge, *, client: OrderPayClient | None = None) -> Split:
@@ -16,6 +16,7 @@ def get_split(charge: Charge, *, client: OrderPayClient | None = None) -> Split:
     The link's host must be the configured provider's (the client refuses to
     send the token anywhere else).
     """
+    check_mirror(charge, Charge, "charge")
     href = charge.link("SPLIT")
     if not href:
         raise ValidationError(
