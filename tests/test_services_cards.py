@@ -79,6 +79,18 @@ def test_an_amount_and_installments_may_be_given(orderpay_emulator, buyer):
     assert (row.amount_value, row.installments) == (250, 3)
 
 
+def test_a_stored_card_payment_repeated_with_its_key_is_paid_once(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("twice"), user=buyer)
+
+    first = pay_with_card_token(order, token, user=buyer, idempotency_key="saved-card-7")
+    again = pay_with_card_token(order, token, user=buyer, idempotency_key="saved-card-7")
+
+    assert first.pk == again.pk
+    assert again.charges.get().status == "PAID"
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+
+
 @pytest.mark.parametrize("amount", [2.5, Decimal("2.50")])
 def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulator, buyer, amount):
     token = _stored_card(buyer)

@@ -83,13 +83,15 @@ def pay_with_card_token(
     security_code: str | None = None,
     capture: bool = True,
     subsequent_recurrence: bool = False,
+    idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
 ) -> Order:
     """Pay ``order`` with a stored card; only the card's owner (``user``) may.
 
     Raises :class:`CardTokenNotOwned` (no call made) when ``user`` is not the
     token's owner. Otherwise builds the charge from the token (see
-    :func:`token_charge`) and pays through :func:`~.orders.pay_order`.
+    :func:`token_charge`) and pays through :func:`~.orders.pay_order`, with
+    ``idempotency_key`` or the key it derives.
     """
     check_mirror(order, Order, "order")
     check_mirror(card_token, CardToken, "card_token")
@@ -103,4 +105,4 @@ def pay_with_card_token(
         capture=capture,
         subsequent_recurrence=subsequent_recurrence,
     )
-    return pay_order(order, [charge], client=client)
+    return pay_order(order, [charge], idempotency_key=idempotency_key, client=client)
