@@ -171,11 +171,6 @@ def status_label(page: Page):
     return page.get_by_test_id("status-label")
 
 
-def private_key(provider: Any) -> Any:
-    # The test plays the provider's side to read what the browser encrypted.
-    return provider.emulator._state.keys.private_key
-
-
 # --- card -------------------------------------------------------------------------------
 
 
@@ -197,7 +192,8 @@ def test_card_encrypted_in_the_browser_is_paid_and_shown_paid(shopper, shop, tra
     # Only the encrypted card was posted, and it is the card the shopper typed.
     (posted,) = traffic.posts("/pay/card/")
     assert sorted(posted) == ["csrfmiddlewaretoken", "encrypted_card", "installments"]
-    card = decrypt_card(private_key(shop.provider), posted["encrypted_card"][0])
+    # Playing the provider's side: what the browser encrypted is what the shopper typed.
+    card = decrypt_card(shop.provider.emulator.private_key, posted["encrypted_card"][0])
     assert (card.number, card.security_code, card.exp_month, card.exp_year) == (
         APPROVED,
         SECURITY_CODE,
