@@ -488,6 +488,10 @@ def test_a_charge_of_another_order_is_refused():
         (lambda o: o["charges"][0].pop("amount"), "charges[0].amount"),
         (lambda o: o["charges"][0].update(created_at="yesterday"), "charges[0].created_at"),
         (
+            lambda o: o["charges"][0].update(paid_at="2026-13-45T10:00:00.000-03:00"),
+            "charges[0].paid_at",
+        ),
+        (
             lambda o: o["charges"][0]["payment_method"].update(installments="2"),
             "charges[0].payment_method.installments",
         ),

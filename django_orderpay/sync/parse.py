@@ -82,7 +82,10 @@ def _timestamp(parent: Mapping[str, Any], key: str, path: str) -> dt.datetime | 
     value = parent.get(key)
     if value in (None, ""):
         return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    try:
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:  # well formed but impossible, e.g. month 13
+        parsed = None
     if parsed is None:
         raise SyncError(_join(path, key), "must be an ISO 8601 timestamp")
     if parsed.tzinfo is None:
