@@ -157,6 +157,92 @@ def test_a_body_over_one_mebibyte_gets_413_naming_the_body(server):
     assert order_ids(server) == []
 
 
+def test_a_chunked_body_is_read(server):
+    body = json.dumps(order_payload(charges=[charge_payload()])).encode()
+    pieces = (body[index : index + 100] for index in range(0, len(body), 100))
+
+    response = requests.post(
+        f"{server.url}/orders",
+        data=pieces,  # a generator: requests sends it chunked, with no Content-Length
+        headers={**AUTH, "Content-Type": "application/json"},
+        timeout=10,
+    )
+
+    assert response.request.headers["Transfer-Encoding"] == "chunked"
+    assert response.status_code == 201, response.text
+    assert order_ids(server) == [response.json()["id"]]
+
+
+def raw_exchange(server: EmulatorServer, request: bytes) -> bytes:
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=10) as connection:
+        connection.sendall(request)
+        connection.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [b"zz\r\n{}\r\n0\r\n\r\n", b"-2\r\n{}\r\n0\r\n\r\n", b"9\r\n{}\r\n", b"2\r\n{}XX"],
+    ids=["not hex", "negative", "truncated", "no CRLF after the data"],
+)
+def test_malformed_chunks_are_400_naming_transfer_encoding(server, chunks):
+    head = (
+        b"POST /orders HTTP/1.1\r\nHost: emulator\r\nContent-Type: application/json\r\n"
+        b"Authorization: Bearer " + TOKEN_A.encode() + b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+
+    answer = raw_exchange(server, head + chunks)
+
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.endswith(b"400 Bad Request")
+    assert json.loads(rest.split(b"\r\n\r\n", 1)[1]) == {
+        "error_messages": [
+            {
+                "code": "40002",
+                "description": "malformed_chunked_body",
+                "parameter_name": "Transfer-Encoding",
+            }
+        ]
+    }
+    assert order_ids(server) == []
+
+
+def test_a_chunked_body_over_one_mebibyte_gets_413(server):
+    pieces = (b" " * 65536 for _ in range(17))
+
+    response = requests.post(
+        f"{server.url}/orders",
+        data=pieces,
+        headers={**AUTH, "Content-Type": "application/json"},
+        timeout=10,
+    )
+
+    assert response.status_code == 413
+    assert error_of(response)["parameter_name"] == "body"
+
+
+def test_a_body_the_server_already_dechunked_is_read_to_its_end(emulator):
+    body = json.dumps(order_payload()).encode()
+
+    answer = call_app(
+        make_wsgi_app(emulator),
+        "POST",
+        "/orders",
+        body,
+        CONTENT_LENGTH="",
+        CONTENT_TYPE="application/json",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input_terminated": True},
+    )
+
+    assert answer.status == "201 Created"
+    assert ORDER_ID.match(answer.json()["id"])
+
+
 def test_an_unparsable_content_length_is_400_naming_it(emulator):
     answer = call_app(
         make_wsgi_app(emulator), "POST", "/orders", CONTENT_LENGTH="12abc", CONTENT_TYPE="x"
