@@ -52,6 +52,8 @@ from typing import Any, Final
 
 import environ
 from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
 
 from django_orderpay.exceptions import ConfigurationError
 
@@ -190,6 +192,23 @@ def _is_url(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(("http://", "https://"))
 
 
+_url_validator = URLValidator(schemes=["http", "https"])
+
+
+def _is_valid_url(value: Any) -> bool:
+    """An absolute http(s) URL Django's ``URLValidator`` accepts .
+
+    That is a host with a TLD, ``localhost`` or an IP address.
+    """
+    if not _is_url(value):
+        return False
+    try:
+        _url_validator(value)
+    except DjangoValidationError:
+        return False
+    return True
+
+
 def _is_string_list(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
 
@@ -254,8 +273,10 @@ def get_settings(*, strict: bool = True) -> OrderPaySettings:
         token=token,
         public_key=reader.string("PUBLIC_KEY"),
         # An endpoint, not a base: kept verbatim (Django routes "/notifications/" with its slash).
+        # Checked as the payload builders check notification_urls, so a bad value is named
+        # here rather than as "notification_urls[0]" of every order.
         notification_url=reader.get(
-            "NOTIFICATION_URL", _is_url, "an absolute http(s) URL", reader.env.str
+            "NOTIFICATION_URL", _is_valid_url, "an absolute http(s) URL", reader.env.str
         ),
         timeout=float(_number(reader, "TIMEOUT", DEFAULT_TIMEOUT, integer=False)),
         retries=_number(reader, "RETRIES", DEFAULT_RETRIES, integer=True),

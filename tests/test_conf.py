@@ -174,6 +174,9 @@ def test_no_orderpay_dict_at_all_reads_the_environment(monkeypatch, settings):
         ("RETRIES", -1, "ORDERPAY_RETRIES"),
         ("RETRIES", True, "ORDERPAY_RETRIES"),
         ("BASE_URL", "api.pagseguro.com", "ORDERPAY_BASE_URL"),
+        # The builders would refuse it in every order's notification_urls.
+        ("NOTIFICATION_URL", "https://shop/notifications/", "ORDERPAY_NOTIFICATION_URL"),
+        ("NOTIFICATION_URL", "/orderpay/notifications/", "ORDERPAY_NOTIFICATION_URL"),
         ("NOTIFICATION_TOKENS", "one-token", "ORDERPAY_NOTIFICATION_TOKENS"),
         ("NOTIFICATION_VERIFY", "yes", "ORDERPAY_NOTIFICATION_VERIFY"),
         ("EMULATOR_TOKENS", {"tok": 3}, "ORDERPAY_EMULATOR_TOKENS"),
