@@ -196,7 +196,7 @@ _url_validator = URLValidator(schemes=["http", "https"])
 
 
 def _is_valid_url(value: Any) -> bool:
-    """An absolute http(s) URL Django's ``URLValidator`` accepts .
+    """An absolute http(s) URL that Django's ``URLValidator`` accepts.
 
     That is a host with a TLD, ``localhost`` or an IP address.
     """
