@@ -1,7 +1,9 @@
 # The README's two commands: `make demo` and `make test`. Both build their own
 # virtualenv from pyproject.toml, so a fresh machine needs only Python 3.11+.
-PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+# The machine's python3 when it is 3.11+, else the newest 3.11+ found (pyenv
+# shims of inactive versions fail quietly and are skipped).
+PYTHON ?= $(shell for p in python3 python3.13 python3.12 python3.11; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
