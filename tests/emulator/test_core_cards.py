@@ -289,6 +289,15 @@ def test_token_with_security_code_and_holder_as_the_sample(api):
     assert charge["payment_method"]["card"]["holder"] == {"name": "Jose"}
 
 
+def test_token_with_a_holder_of_only_a_tax_id_keeps_the_stored_name(api):
+    stored = pay(api, raw_card(store=True))["payment_method"]["card"]
+
+    charge = pay(api, {"id": stored["id"], "holder": {"tax_id": "12345678909"}})
+
+    assert charge["status"] == "PAID"
+    assert charge["payment_method"]["card"]["holder"] == {"name": "Jose da Silva"}
+
+
 def test_a_declined_stored_card_stays_declined_by_token(api):
     stored = pay(api, raw_card("4929291898380766", store=True))["payment_method"]["card"]
 

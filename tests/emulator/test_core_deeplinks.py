@@ -48,6 +48,16 @@ def test_deeplink_order_returns_the_generated_url(api):
     assert api.get(f"/orders/{order['id']}").json() == order
 
 
+@pytest.mark.parametrize(
+    "redirect_url", ["myshop://orders/ex-00002", "https://shop.example.com/orders/2", "a1://"]
+)
+def test_an_app_scheme_or_a_universal_link_is_accepted_and_echoed(api, redirect_url):
+    order = deeplink_order(api, [{"amount": {"value": 1}, "redirect_url": redirect_url}])
+
+    assert order["deep_links"][0]["redirect_url"] == redirect_url
+    assert order["deep_links"][0]["amount"] == {"value": 1}
+
+
 def test_redirect_url_is_optional(api):
     order = deeplink_order(api, [{"amount": {"value": 1500}}])
 

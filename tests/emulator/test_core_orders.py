@@ -229,3 +229,18 @@ def test_optional_parts_of_an_order_may_be_left_out(api):
 
     assert "reference_id" not in order and "shipping" not in order
     assert order["notification_urls"] == []
+
+
+def test_a_cnpj_customer_without_phones_and_an_address_without_complement_are_accepted(api):
+    customer = {
+        "name": "Loja Exemplo Ltda",
+        "email": "compras@example.com",
+        "tax_id": "11222333000181",
+    }
+    shipping = {"address": {k: v for k, v in SHIPPING["address"].items() if k != "complement"}}
+
+    order = api.create_order(customer=customer, shipping=shipping, charges=[charge_payload()])
+
+    assert order["customer"] == customer
+    assert order["shipping"] == shipping
+    assert order["charges"][0]["status"] == "PAID"

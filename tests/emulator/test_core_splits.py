@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from django_orderpay.cardcrypto import encrypt_card
 from tests.emulator.core_support import (
     ACCOUNT_A,
     ACCOUNT_B,
@@ -42,7 +43,11 @@ def pay_split(api, splits, card=None):
 
 
 def test_pay_with_a_fixed_split_links_the_split_record(api):
-    response = pay_split(api, SAMPLE_SPLITS)
+    # The sample: an encrypted card, receivers' values as strings.
+    public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
+    card = {"encrypted": encrypt_card(public_key, "4111111111111111", "123", "12", "2030", "Jose")}
+
+    response = pay_split(api, SAMPLE_SPLITS, card)
 
     assert response.status_code == 201
     charge = response.json()["charges"][0]

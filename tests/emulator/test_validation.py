@@ -94,12 +94,6 @@ def test_customer_errors_name_the_field(field, value, code, parameter_name):
     assert error_of(v.validate_customer, customer, "customer") == (code, parameter_name)
 
 
-def test_customer_accepts_a_cnpj_and_no_phones():
-    customer = changed(CUSTOMER, "tax_id", "11222333000181")
-    del customer["phones"]
-    v.validate_customer(customer, "customer")
-
-
 @pytest.mark.parametrize("value", [None, "Jose", [CUSTOMER], 7])
 def test_customer_of_the_wrong_type(value):
     expected = "40001" if value is None else "40002"
@@ -162,10 +156,6 @@ def test_shipping_errors_name_the_field(field, value, code, parameter_name):
     assert error_of(v.validate_shipping, shipping, "shipping") == (code, parameter_name)
 
 
-def test_complement_is_optional():
-    v.validate_shipping(changed(SHIPPING, "address.complement", DELETE), "shipping")
-
-
 @pytest.mark.parametrize(
     ("amount", "code", "parameter_name"),
     [
@@ -205,10 +195,6 @@ def test_amount_without_currency_and_with_narrowed_bounds():
 )
 def test_holder_errors_name_the_field(holder, code, parameter_name):
     assert error_of(v.validate_holder, holder, "card.holder") == (code, parameter_name)
-
-
-def test_holder_name_can_be_optional():
-    v.validate_holder({"tax_id": "12345678909"}, "card.holder", name_required=False)
 
 
 def test_notification_urls():
