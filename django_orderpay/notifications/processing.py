@@ -28,12 +28,18 @@ from typing import Any
 
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
-from django_orderpay.models import ChangeSource, DeliveryOutcome, NotificationDelivery, Order
+from django_orderpay.models import (
+    ChangeSource,
+    Charge,
+    DeliveryOutcome,
+    NotificationDelivery,
+    Order,
+)
 from django_orderpay.services import refresh_order
 from django_orderpay.sync import SyncError, sync_order, sync_transaction
 
 from . import recording
-from .verification import Rejected, read_order
+from .verification import Rejected, named_charges, read_order
 
 logger = logging.getLogger("django_orderpay.notifications")
 
@@ -81,6 +87,17 @@ def _processed_copy(delivery: NotificationDelivery) -> int | None:
     )
 
 
+def _order_of_charges(charge_ids: tuple[str, ...]) -> str:
+    """The ``ORDE_`` id of the order a charge known here belongs to ("" if none is)."""
+    found = (
+        Charge.objects.filter(provider_id__in=charge_ids)
+        .order_by("pk")
+        .values_list("order__provider_id", flat=True)
+        .first()
+    )
+    return found or ""
+
+
 def _apply(
     delivery: NotificationDelivery,
     payload: dict[str, Any],
@@ -89,12 +106,26 @@ def _apply(
     trust_body: bool,
     client: OrderPayClient | None,
 ) -> Result:
-    """One attempt, inside the processing transaction (the caller's)."""
-    order = Order.objects.select_for_update().filter(provider_id=order_id).first()
+    """One attempt, inside the processing transaction (the caller's).
+
+    ``order_id`` "" means the body named only charges: their order is found
+    here, locked and re-fetched (such a body is never synced as is).
+    """
+    unknown = f"order {order_id} is unknown here"
+    if not order_id:
+        charge_ids = named_charges(payload)
+        order_id = _order_of_charges(charge_ids)
+        unknown = f"no order here has charge {', '.join(charge_ids)}"
+        if order_id and order_id != delivery.order_provider_id:
+            recording.name_order(delivery, order_id)
+    order = None
+    if order_id:
+        order = Order.objects.select_for_update().filter(provider_id=order_id).first()
     if order is None:
         # Orders reach the database through the services before the provider
         # can notify about them; one we never made is not ours to adopt.
-        result = Result.of(DeliveryOutcome.IGNORED, f"order {order_id} is unknown here")
+        logger.info("notification delivery %s ignored: %s", delivery.pk, unknown)
+        result = Result.of(DeliveryOutcome.IGNORED, unknown)
     elif (copy_of := _processed_copy(delivery)) is not None:
         result = Result.of(DeliveryOutcome.DUPLICATE, f"a copy of delivery {copy_of}")
     else:
@@ -115,7 +146,7 @@ def process_delivery(
     The order's state is re-fetched (``services.refresh_order``) through
     ``client`` (default: this thread's client for the settings) unless
     ``NOTIFICATION_TRUST_BODY`` is on *and* the delivery's authenticity token
-    was verified. A rejected
+    was verified *and* the body is an Order with its id. A rejected
     delivery is not processed again: its token can't be checked twice (the
     log does not keep it).
     """
@@ -123,12 +154,13 @@ def process_delivery(
         return Result(DeliveryOutcome.REJECTED, "a rejected delivery is not processed", 400)
     conf = get_settings()
     secrets = (*conf.notification_tokens, conf.token or "")
-    trust_body = conf.notification_trust_body and delivery.valid is True
     try:
         payload, order_id = read_order(bytes(delivery.body), valid=delivery.valid)
     except Rejected as rejected:
         recording.record_rejection(delivery, f"{rejected.field}: {rejected.message}")
         return Result(DeliveryOutcome.REJECTED, rejected.message, rejected.status)
+    # Only a verified Order (one with its id) is ever synced as is.
+    trust_body = conf.notification_trust_body and delivery.valid is True and bool(order_id)
     try:
         with sync_transaction():
             return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
@@ -143,7 +175,7 @@ def process_delivery(
     logger.warning(
         "notification delivery %s for %s failed (%s); the provider will retry",
         delivery.pk,
-        order_id,
+        order_id or delivery.order_provider_id or "its charges' order",
         type(failure).__name__,
         exc_info=failure,
     )

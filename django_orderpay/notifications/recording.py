@@ -97,6 +97,15 @@ def mark_outcome(delivery: NotificationDelivery, outcome: str, error: str = "") 
     )
 
 
+def name_order(delivery: NotificationDelivery, order_provider_id: str) -> None:
+    """Note the order a delivery turned out to be about (its body named only charges).
+
+    Written with the attempt's outcome, in the processing transaction.
+    """
+    NotificationDelivery.objects.filter(pk=delivery.pk).update(order_provider_id=order_provider_id)
+    delivery.order_provider_id = order_provider_id
+
+
 def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]:
     """``(error, traceback)`` of ``exc`` as stored: class and message, then the whole trace.
 

@@ -5,7 +5,9 @@ raises :class:`Rejected` with the HTTP status to answer and the field at
 fault, the way django-anymail's webhook validators do: a shop can add its
 own (an IP allow-list, say) by extending :data:`DEFAULT_CHECKS` on a
 subclass of the view. :func:`verify` runs them, then reads the body as an
-Order and names the order it is about.
+Order and names the order it is about (or, for a body without the order's
+id, the charges it names). :func:`decode_body` undoes a gzip
+``Content-Encoding`` first.
 
 Nothing here touches the database or the network.
 """
@@ -17,6 +19,7 @@ import hmac
 import json
 import logging
 import re
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -31,6 +34,9 @@ JSON_MEDIA_TYPE: Final = "application/json"
 #: The provider's notifications are a few kilobytes; anything near this is not one.
 DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
 _ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
+_CHARGE_ID = re.compile(r"CHAR_[A-Za-z0-9_-]{1,59}")
+#: ``Content-Encoding`` values :func:`decode_body` undoes ("identity" is no encoding).
+GZIP_ENCODINGS: Final = frozenset({"gzip", "x-gzip"})
 
 
 class Rejected(Exception):
@@ -79,11 +85,17 @@ class Policy:
 
 @dataclass(frozen=True)
 class Incoming:
-    """A request as it arrived: the raw body bytes and the headers (names in any case)."""
+    """A request as it arrived: the raw body bytes and the headers (names in any case).
+
+    ``body`` is the body with any ``Content-Encoding`` undone; ``received``
+    the bytes as they came over the wire when they differ (a gzip'd body),
+    else None.
+    """
 
     body: bytes = field(repr=False)
     headers: Mapping[str, str] = field(repr=False)
     content_type: str = ""
+    received: bytes | None = field(default=None, repr=False)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -107,6 +119,8 @@ class Verified:
     payload: dict[str, Any] = field(repr=False)
     order_id: str
     valid: bool | None
+    #: The ``CHAR_`` ids a body without an order id names ("" ``order_id``).
+    charge_ids: tuple[str, ...] = ()
 
 
 Check = Callable[[Incoming, Policy], None]
@@ -125,6 +139,45 @@ def check_declared_size(content_length: int | None, policy: Policy) -> None:
     """Refuse a body whose ``Content-Length`` is over the limit, before reading it."""
     if content_length is not None and content_length > policy.max_body_size:
         raise too_large(content_length, policy)
+
+
+def decode_body(body: bytes, content_encoding: str, policy: Policy) -> bytes:
+    """``body`` with its ``Content-Encoding`` undone: none, ``identity`` or gzip.
+
+    The decoded size is bounded by the policy's limit (a small gzip can
+    inflate to gigabytes); any other encoding is a 415 naming the header,
+    a corrupt or truncated gzip a 400.
+    """
+    codings = [c.strip().lower() for c in content_encoding.split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if not codings:
+        return body
+    if len(codings) > 1 or codings[0] not in GZIP_ENCODINGS:
+        raise Rejected(
+            415,
+            "unsupported_content_encoding",
+            f"Content-Encoding must be gzip or none, not {', '.join(codings)}",
+            field="Content-Encoding",
+        )
+    decompressor = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # gzip framing only
+    try:
+        decoded = decompressor.decompress(body, policy.max_body_size + 1)
+    except zlib.error:
+        decoded, broken = b"", True
+    else:
+        broken = False
+    if len(decoded) > policy.max_body_size:
+        raise Rejected(
+            413,
+            "body_too_large",
+            f"the gzip'd body inflates past the {policy.max_body_size}-byte limit",
+            field="body",
+        )
+    if broken or not decompressor.eof or decompressor.unused_data:
+        raise Rejected(
+            400, "invalid_gzip", "the body is not one complete gzip stream", field="body"
+        )
+    return decoded
 
 
 def check_body_size(incoming: Incoming, policy: Policy) -> None:
@@ -160,6 +213,18 @@ def token_matches(tokens: Sequence[str], body: bytes, given: str) -> bool:
     return matched
 
 
+def _signed_bodies(incoming: Incoming) -> tuple[bytes, ...]:
+    """The bytes a token may have been computed over: the body, and as sent if encoded.
+
+    The facts say "the raw body"; for a gzip'd request nobody documents
+    whether that is before or after compression, and either digest needs
+    the token, so both are accepted.
+    """
+    if incoming.received is None or incoming.received == incoming.body:
+        return (incoming.body,)
+    return (incoming.body, incoming.received)
+
+
 def check_authenticity(incoming: Incoming, policy: Policy) -> None:
     """``x-authenticity-token`` must be sha256(token + "-" + body) for a configured token."""
     if not policy.verify:
@@ -178,7 +243,8 @@ def check_authenticity(incoming: Incoming, policy: Policy) -> None:
             "notification refused: NOTIFICATION_VERIFY is on but no NOTIFICATION_TOKENS "
             "(nor TOKEN) is configured"
         )
-    if not token_matches(policy.tokens, incoming.body, given):
+    matches = [token_matches(policy.tokens, body, given) for body in _signed_bodies(incoming)]
+    if not any(matches):
         raise Rejected(
             401,
             "invalid_authenticity_token",
@@ -193,8 +259,28 @@ def check_authenticity(incoming: Incoming, policy: Policy) -> None:
 DEFAULT_CHECKS: tuple[Check, ...] = (check_body_size, check_content_type, check_authenticity)
 
 
+def named_charges(payload: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``CHAR_`` ids a body names: its own ``id`` (a Charge) and its ``charges[].id``."""
+    found: list[str] = []
+    candidates = [payload.get("id")]
+    charges = payload.get("charges")
+    if isinstance(charges, list):
+        candidates += [charge.get("id") for charge in charges if isinstance(charge, dict)]
+    for candidate in candidates:
+        if isinstance(candidate, str) and _CHARGE_ID.fullmatch(candidate):
+            if candidate not in found:
+                found.append(candidate)
+    return tuple(found)
+
+
 def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any], str]:
-    """The body as an Order JSON object and its ``ORDE_`` id; :class:`Rejected` (400) if not."""
+    """The body as a JSON object and the ``ORDE_`` id it names; :class:`Rejected` (400) if not.
+
+    The id is "" for a body that names no order but names charges
+    (:func:`named_charges`): an Order without its ``id``, or a Charge. Such a
+    body is not what the provider documents sending, so it is never
+    trusted; the order of a charge known here is re-fetched.
+    """
     try:
         payload = json.loads(body)
     except (ValueError, RecursionError):
@@ -210,11 +296,20 @@ def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any
             valid=valid,
         )
     order_id = payload.get("id")
-    if not isinstance(order_id, str) or not _ORDER_ID.fullmatch(order_id):
-        raise Rejected(
-            400, "invalid_order_id", "must be the order's ORDE_ id", field="id", valid=valid
-        )
-    return payload, order_id
+    if isinstance(order_id, str) and _ORDER_ID.fullmatch(order_id):
+        return payload, order_id
+    names_charges = order_id is None or (
+        isinstance(order_id, str) and _CHARGE_ID.fullmatch(order_id)
+    )
+    if names_charges and named_charges(payload):
+        return payload, ""
+    raise Rejected(
+        400,
+        "invalid_order_id",
+        "must be the order's ORDE_ id (or the body must name its charges' CHAR_ ids)",
+        field="id",
+        valid=valid,
+    )
 
 
 def verify(
@@ -225,4 +320,5 @@ def verify(
         check(incoming, policy)
     valid = True if policy.verify else None
     payload, order_id = read_order(incoming.body, valid=valid)
-    return Verified(payload=payload, order_id=order_id, valid=valid)
+    charge_ids = () if order_id else named_charges(payload)
+    return Verified(payload=payload, order_id=order_id, valid=valid, charge_ids=charge_ids)

@@ -4,7 +4,8 @@ Order of work, each step for a reason:
 
 1. ``Content-Length`` over the limit: refuse (413) before reading a byte.
 2. Read the raw body (``request.body``) before anything parses it: the
-   authenticity token is a digest of these exact bytes.
+   authenticity token is a digest of these exact bytes. A gzip
+   ``Content-Encoding`` is undone, bounded by the same limit.
 3. Run the checks (:mod:`.verification`): size, content type, token.
 4. Record the delivery (:mod:`.recording`), whatever the verdict, in a
    transaction of its own.
@@ -32,7 +33,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from django_orderpay.conf import get_settings
-from django_orderpay.models import DeliveryOutcome, NotificationDelivery
+from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import sync_transaction
 
 from . import recording
@@ -45,6 +46,7 @@ from .verification import (
     Policy,
     Rejected,
     check_declared_size,
+    decode_body,
     read_order,
     too_large,
     verify,
@@ -78,6 +80,26 @@ def _order_id_hint(body: bytes) -> str:
         return ""
 
 
+def _whose(order_id: str, code: str) -> tuple[str, int]:
+    """Why a refused token matters, for the log: the order it names is ours, or not.
+
+    Another merchant's (or environment's) notification sent here is noise;
+    one of this shop's own refused means real notifications are being lost
+    to a setting. Only the log says which: the answer must not tell a
+    stranger which orders exist. ``(text, logging level)``.
+    """
+    if Order.objects.filter(provider_id=order_id).exists():
+        if code == "missing_authenticity_token":
+            advice = "the sandbox often omits the header: see NOTIFICATION_VERIFY"
+        else:
+            advice = "is the API token that created it in NOTIFICATION_TOKENS?"
+        return f"order {order_id} is this shop's; {advice}", logging.WARNING
+    return (
+        f"order {order_id} is unknown here: another merchant's or environment's notification?",
+        logging.INFO,
+    )
+
+
 class NotificationView(APIView):
     """Receive, verify, record and process one provider notification.
 
@@ -94,6 +116,9 @@ class NotificationView(APIView):
     renderer_classes = (JSONRenderer,)
     content_negotiation_class = JSONOnly
     versioning_class = None
+    # POST only: anything else is a 405 and not recorded (not a delivery); OPTIONS
+    # would otherwise describe the view, docstring and all, to anyone.
+    http_method_names = ["post"]
 
     checks: tuple[Check, ...] = DEFAULT_CHECKS
     max_body_size: int | None = None
@@ -159,19 +184,32 @@ class NotificationView(APIView):
         body = b""
         try:
             check_declared_size(_content_length(request), policy)
-            body = self.read_body(request, policy)
-            verified = verify(Incoming(body, headers, content_type), policy, self.checks)
+            body = raw = self.read_body(request, policy)
+            body = decode_body(raw, request.headers.get("Content-Encoding", ""), policy)
+            incoming = Incoming(body, headers, content_type, received=raw)
+            verified = verify(incoming, policy, self.checks)
         except Rejected as rejected:
+            order_id = _order_id_hint(body)
+            error = f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected)
+            level = logging.INFO
+            if rejected.status == 401 and order_id:
+                whose, level = _whose(order_id, rejected.code)
+                error = f"{error} ({whose})"
             delivery = recording.record_delivery(
                 body=body,
                 valid=rejected.valid,
                 outcome=DeliveryOutcome.REJECTED,
-                order_provider_id=_order_id_hint(body),
-                error=f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected),
+                order_provider_id=order_id,
+                error=error,
                 **common,
             )
-            logger.info(
-                "notification %s refused: %s (%s)", delivery.pk, rejected.code, rejected.status
+            logger.log(
+                level,
+                "notification %s refused: %s (%s) %s",
+                delivery.pk,
+                rejected.code,
+                rejected.status,
+                error,
             )
             return self.answer(delivery, DeliveryOutcome.REJECTED, rejected.status, rejected)
         delivery = recording.record_delivery(
