@@ -12,7 +12,7 @@ import importlib
 import sys
 import time
 
-from .environment import database, describe, setup_django
+from .environment import database, describe, load_average, setup_django
 
 MODULES = ("create_order", "sync", "notifications", "emulator", "payloads")
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.sql:
         print(statements(results))
         print()
-    print(f"Total {time.perf_counter() - started:.1f} s")
+    print(f"Total {time.perf_counter() - started:.1f} s, {load_average()} at the end")
     return 0
 
 

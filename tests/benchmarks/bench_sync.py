@@ -27,7 +27,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from django_orderpay.models import ChangeSource, Charge, ChargeStatusChange, Order
+from django_orderpay.models import (
+    ChangeSource,
+    Charge,
+    ChargeStatusChange,
+    Order,
+    derive_order_status,
+)
 from django_orderpay.sync import parse_order, sync_order
 from django_orderpay.testing.provider_json import charge_json, order_json
 
@@ -45,7 +51,12 @@ def _fresh_payload() -> dict[str, Any]:
 def _rows(payload: dict[str, Any]) -> tuple[Order, list[Charge]]:
     """The rows the sync of ``payload`` ends with, built in memory (untimed)."""
     state = parse_order(payload)
-    order = Order(provider_id=state.provider_id, data=state.data, **state.columns)
+    order = Order(
+        provider_id=state.provider_id,
+        data=state.data,
+        status=derive_order_status(charge.status for charge in state.charges),
+        **state.columns,
+    )
     charges = [
         Charge(order=order, provider_id=charge.provider_id, data=charge.data, **charge.columns)
         for charge in state.charges
@@ -139,6 +150,7 @@ def _check_synced(order: Order) -> None:
 
 
 def _check_written(order: Order) -> None:
+    expect(Order.objects.get(pk=order.pk).status == "PAID", "the order row is not PAID")
     expect(Charge.objects.filter(order=order).count() == 1, "the charge row was not written")
     expect(
         ChargeStatusChange.objects.filter(charge__order=order).count() == 1,
