@@ -15,6 +15,7 @@ from .validation import (
     item_path,
     reject_unknown,
     require_bool,
+    require_int,
     require_list,
     require_object,
     require_object_field,
@@ -41,7 +42,9 @@ def validate_splits(
     string of digits, as the sample sends); FIXED values sum to the charge
     amount, PERCENTAGE values to 100; the merchant's own account is listed; at
     most one receiver ``configurations.liable`` and none when the charge is
-    recurring.
+    recurring. ``configurations.chargeback.charge_transfer.percentage`` (the
+    provider's split docs): 0 or 100, given for every receiver or none, and
+    exactly one receiver at 100.
     """
     splits = require_object(splits, path)
     reject_unknown(splits, SPLITS_KEYS, path)
@@ -53,6 +56,7 @@ def validate_splits(
     seen: set[str] = set()
     total = 0
     liable_path: str | None = None
+    transfers: list[tuple[str, int | None]] = []  # (receiver path, chargeback percentage)
     for index, receiver in enumerate(receivers):
         where = item_path(receivers_path, index)
         receiver = require_object(receiver, where)
@@ -76,10 +80,11 @@ def validate_splits(
         )
         require_str(receiver, "reason", where, limit=(1, 255), optional=True)
         configurations = require_object_field(receiver, "configurations", where, optional=True)
+        transfer = None
         if configurations is not None:
             config_path = field_path(where, "configurations")
             reject_unknown(configurations, CONFIGURATION_KEYS, config_path)
-            require_object_field(configurations, "chargeback", config_path, optional=True)
+            transfer = _chargeback_transfer(configurations, config_path)
             if require_bool(configurations, "liable", config_path, optional=True):
                 this_path = field_path(config_path, "liable")
                 if recurring:
@@ -87,7 +92,9 @@ def validate_splits(
                 if liable_path is not None:
                     raise errors.invalid(this_path, "more_than_one_liable_receiver")
                 liable_path = this_path
+        transfers.append((where, transfer))
 
+    _check_chargeback_transfers(transfers)
     expected = charge_amount if method == "FIXED" else 100
     if total != expected:
         description = (
@@ -98,6 +105,39 @@ def validate_splits(
         raise errors.invalid(field_path(receivers_path, "amount.value"), description)
     if merchant_account not in seen:
         raise errors.invalid(receivers_path, "primary_receiver_missing")
+
+
+def _chargeback_transfer(configurations: dict[str, Any], path: str) -> int | None:
+    """``chargeback.charge_transfer.percentage`` (0 or 100) of one receiver, if given."""
+    chargeback = require_object_field(configurations, "chargeback", path, optional=True)
+    if chargeback is None:
+        return None
+    chargeback_path = field_path(path, "chargeback")
+    reject_unknown(chargeback, {"charge_transfer"}, chargeback_path)
+    transfer = require_object_field(chargeback, "charge_transfer", chargeback_path)
+    transfer_path = field_path(chargeback_path, "charge_transfer")
+    reject_unknown(transfer or {}, {"percentage"}, transfer_path)
+    percentage = require_int(transfer or {}, "percentage", transfer_path, minimum=0, maximum=100)
+    if percentage not in (0, 100):
+        raise errors.invalid(field_path(transfer_path, "percentage"))
+    return percentage
+
+
+def _check_chargeback_transfers(transfers: list[tuple[str, int | None]]) -> None:
+    """The provider's rule: if one receiver names a chargeback transfer, all do, one with 100."""
+    given = [percentage for _, percentage in transfers if percentage is not None]
+    if not given:
+        return
+    for where, percentage in transfers:
+        if percentage is None:
+            raise errors.required(f"{where}.configurations.chargeback")
+    hundreds = [where for where, percentage in transfers if percentage == 100]
+    if len(hundreds) != 1:
+        where = hundreds[1] if hundreds else transfers[0][0]
+        raise errors.invalid(
+            f"{where}.configurations.chargeback.charge_transfer.percentage",
+            "exactly_one_receiver_takes_the_chargeback",
+        )
 
 
 def build_split_record(

@@ -226,6 +226,80 @@ def test_fifteen_receivers_and_one_liable_are_accepted(api):
     assert split["receivers"][0]["configurations"] == {"liable": True}
 
 
+def chargeback(*percentages):
+    """SAMPLE_SPLITS with ``configurations.chargeback.charge_transfer.percentage`` per receiver."""
+    splits = {"method": "FIXED", "receivers": receivers((ACCOUNT_A, 6000), (ACCOUNT_B, 4000))}
+    for receiver, percentage in zip(splits["receivers"], percentages, strict=False):
+        if percentage is not None:
+            transfer = {"charge_transfer": {"percentage": percentage}}
+            receiver["configurations"] = {"chargeback": transfer}
+    return splits
+
+
+def test_a_chargeback_transfer_to_one_receiver_is_recorded(api):
+    charge = pay_split(api, chargeback(0, 100)).json()["charges"][0]
+
+    split = api.get(charge["links"][-1]["href"]).json()
+
+    assert [r["configurations"] for r in split["receivers"]] == [
+        {"chargeback": {"charge_transfer": {"percentage": 0}}},
+        {"chargeback": {"charge_transfer": {"percentage": 100}}},
+    ]
+
+
+RECEIVER = "charges[0].splits.receivers"
+
+
+@pytest.mark.parametrize(
+    ("splits", "code", "parameter_name"),
+    [
+        (
+            chargeback(100, None),
+            "40001",
+            f"{RECEIVER}[1].configurations.chargeback",
+        ),
+        (
+            chargeback(100, 100),
+            "40002",
+            f"{RECEIVER}[1].configurations.chargeback.charge_transfer.percentage",
+        ),
+        (
+            chargeback(0, 0),
+            "40002",
+            f"{RECEIVER}[0].configurations.chargeback.charge_transfer.percentage",
+        ),
+        (
+            chargeback(50, 50),
+            "40002",
+            f"{RECEIVER}[0].configurations.chargeback.charge_transfer.percentage",
+        ),
+        (
+            {
+                "method": "FIXED",
+                "receivers": [
+                    {
+                        "account": {"id": ACCOUNT_A},
+                        "amount": {"value": 6000},
+                        "configurations": {"chargeback": {"a": {"b": {"c": 1}}}},
+                    },
+                    {"account": {"id": ACCOUNT_B}, "amount": {"value": 4000}},
+                ],
+            },
+            "40003",
+            f"{RECEIVER}[0].configurations.chargeback.a",
+        ),
+    ],
+)
+def test_chargeback_transfers_follow_the_providers_rule(api, splits, code, parameter_name):
+    response = pay_split(api, splits)
+
+    assert response.status_code == 400
+    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
+        code,
+        parameter_name,
+    )
+
+
 def test_a_liable_receiver_is_refused_with_recurring(api):
     splits = {
         "method": "FIXED",

@@ -117,7 +117,7 @@ def test_one_liable_at_most_and_none_with_recurring():
     splits = percentage(50, 30, 20)
     splits["receivers"][0]["configurations"] = {"liable": True}
     check(splits)
-    splits["receivers"][2]["configurations"] = {"liable": True, "chargeback": {}}
+    splits["receivers"][2]["configurations"] = {"liable": True}
     assert failure(splits) == ("40002", f"{PATH}.receivers[2].configurations.liable")
     splits["receivers"][2]["configurations"] = {"liable": False}
     assert failure(splits, recurring=True) == (
