@@ -15,6 +15,7 @@ from django_orderpay.models import (
     ChargeStatusChange,
     DeliveryOutcome,
     NotificationDelivery,
+    Order,
 )
 from django_orderpay.testing.factories import NotificationDeliveryFactory
 from tests.test_notifications_processing import (
@@ -104,6 +105,42 @@ def test_sync_reports_each_failure_and_exits_with_an_error(orderpay_emulator, se
     assert f"{second.provider_id}: IN_ANALYSIS" in out.getvalue()
 
 
+def test_sync_can_keep_to_recent_orders(orderpay_emulator):
+    old = in_analysis_order("open-old")
+    recent = in_analysis_order("open-recent")
+    Order.objects.filter(pk=old.pk).update(created_at=timezone.now() - dt.timedelta(days=40))
+
+    out, _ = run("orderpay_sync", "--max-age", "30")
+
+    assert f"{recent.provider_id}: IN_ANALYSIS" in out
+    assert old.provider_id not in out
+    assert "1 of 1 orders re-fetched" in out
+
+
+def test_sync_is_quiet_per_order_at_verbosity_0(orderpay_emulator):
+    order = in_analysis_order("open-quiet")
+
+    out, _ = run("orderpay_sync", "--verbosity", "0")
+
+    assert order.provider_id not in out
+    assert "1 of 1 orders re-fetched" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("foo", "ORDE_0B1C2D3E"), "not an order id \\(ORDE_...\\): foo"),
+        (("CHAR_0B1C2D3E",), "not an order id \\(ORDE_...\\): CHAR_0B1C2D3E"),
+        (("ORDE_0B1C2D3E", "--max-age", "3"), "--max-age applies only without order ids"),
+        (("--max-age", "0"), "--max-age must be 1 or more"),
+    ],
+)
+def test_sync_refuses_bad_arguments_before_fetching_anything(orderpay_emulator, args, message):
+    with pytest.raises(CommandError, match=message):
+        run("orderpay_sync", *args)
+    assert orderpay_emulator.order_ids() == []
+
+
 def test_sync_names_an_id_the_provider_does_not_know(orderpay_emulator):
     unknown = "ORDE_00000000-0000-0000-0000-000000000000"
     err = io.StringIO()
@@ -120,17 +157,21 @@ def test_replay_applies_deliveries_that_failed(
 ):
     settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
     order = in_analysis_order()
-    orderpay_emulator.deliver_notifications(client)  # the create's
-    processed_before = list(NotificationDelivery.objects.values_list("pk", flat=True))
+    # The create's notification first, applied: only the PAID one will fail.
+    [created] = orderpay_emulator.deliver_notifications(client)
+    assert created.status == 200
+    applied = NotificationDelivery.objects.get()
     resolve_paid(orderpay_emulator, order)
     # More faults than the provider makes attempts: every one of them fails.
     orderpay_emulator.inject_fault("http_500", count=50, path_prefix="/orders/")
     attempts = orderpay_emulator.deliver_notifications(client)
+    assert len(attempts) > 1  # the provider retried
     assert {a.status for a in attempts} == {500}
     assert all(b"Traceback" not in a.response.content for a in attempts)
-    failed = NotificationDelivery.objects.filter(outcome=DeliveryOutcome.FAILED)
-    assert failed.count() == len(attempts)
-    assert all(d.error.startswith("ProviderUnavailable: ") for d in failed)
+    copies = NotificationDelivery.objects.exclude(pk=applied.pk).order_by("pk")
+    assert len({copy.dedupe_key for copy in copies}) == 1  # one notification, retried
+    assert list(copies.values_list("outcome", flat=True)) == ["failed"] * len(attempts)
+    assert all(d.error.startswith("ProviderUnavailable: ") for d in copies)
     order.refresh_from_db()
     assert order.status == "IN_ANALYSIS"
     orderpay_emulator.control("DELETE", "faults")  # the provider is back
@@ -142,13 +183,10 @@ def test_replay_applies_deliveries_that_failed(
     assert err == ""
     order.refresh_from_db()
     assert order.status == "PAID"
-    outcomes = Counter(
-        NotificationDelivery.objects.exclude(pk__in=processed_before).values_list(
-            "outcome", flat=True
-        )
-    )
+    outcomes = Counter(copies.values_list("outcome", flat=True))
     assert outcomes == {DeliveryOutcome.PROCESSED: 1, DeliveryOutcome.DUPLICATE: len(attempts) - 1}
     assert len(heard.named("paid")) == 1
+    assert not NotificationDelivery.objects.filter(outcome=DeliveryOutcome.FAILED).exists()
 
 
 def test_replay_of_given_ids_and_refusals(orderpay_emulator, client):

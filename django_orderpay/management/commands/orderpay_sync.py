@@ -2,22 +2,33 @@
 
 Without ids it re-fetches every order whose state may still change at the
 provider on its own (``Order.objects.not_final()``: no charge yet, or a
-charge waiting, in analysis or authorised). Each goes through
+charge waiting, in analysis or authorised), oldest first; ``--max-age N``
+keeps to orders created in the last N days, so abandoned carts don't cost
+an API call each on every run forever. Each goes through
 ``services.refresh_order`` (history source ``sync``), so a change it finds
 fires the same signals a notification would. Run it from cron, e.g. every
 15 minutes: the provider's delivery is at least once, but a lost one is
 only recovered by asking.
+
+Exit status 0 when every order was fetched, 1 (``CommandError``) when any
+failed (after trying all of them) or an argument is wrong.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Q
+from django.utils import timezone
 
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import ChangeSource, Order
 from django_orderpay.services import refresh_order
+
+_ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
 
 
 class Command(BaseCommand):
@@ -25,14 +36,32 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("order_ids", nargs="*", metavar="ORDE_ID", help="orders to re-fetch")
+        parser.add_argument(
+            "--max-age",
+            type=int,
+            metavar="DAYS",
+            help="without ids: only orders created in the last DAYS days (default: all)",
+        )
 
-    def handle(self, *args: Any, order_ids: list[str], **options: Any) -> None:
+    def handle(self, *args: Any, order_ids: list[str], max_age: int | None, **options: Any) -> None:
         targets: list[Order | str]
         if order_ids:
+            wrong = [order_id for order_id in order_ids if not _ORDER_ID.fullmatch(order_id)]
+            if wrong:
+                raise CommandError(f"not an order id (ORDE_...): {', '.join(wrong)}")
+            if max_age is not None:
+                raise CommandError("--max-age applies only without order ids")
             # An id not mirrored yet is fetched too: that is how one is adopted.
             targets = list(order_ids)
         else:
-            targets = list(Order.objects.not_final().order_by("pk"))
+            orders = Order.objects.not_final()
+            if max_age is not None:
+                if max_age < 1:
+                    raise CommandError("--max-age must be 1 or more")
+                cutoff = timezone.now() - dt.timedelta(days=max_age)
+                orders = orders.filter(Q(created_at__gte=cutoff) | Q(created_at__isnull=True))
+            targets = list(orders.order_by("created_at", "pk"))
+        verbose = options.get("verbosity", 1) >= 1
         failures = 0
         for target in targets:
             order_id = target.provider_id if isinstance(target, Order) else target
@@ -42,6 +71,8 @@ class Command(BaseCommand):
             except OrderPayError as exc:
                 failures += 1
                 self.stderr.write(f"{order_id}: {type(exc).__name__}: {exc}")
+                continue
+            if not verbose:
                 continue
             if before is None or before == order.status:
                 self.stdout.write(f"{order_id}: {order.status}")
