@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results = []
     with database():
-        print(f"django-orderpay benchmarks, {dt.date.today().isoformat()}")
+        # UTC: django.setup() has set the process's local time zone to TIME_ZONE.
+        now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        print(f"django-orderpay benchmarks, {now}")
         print(describe())
         print()
         for name in MODULES:
