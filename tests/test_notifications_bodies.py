@@ -1,5 +1,7 @@
-"""Bodies a shop's staff may meet: gzip'd, naming only charges, another merchant's.
+"""Bodies a shop's staff may meet: huge, gzip'd, naming only charges, another merchant's.
 
+- Over the limit (``NOTIFICATION_MAX_BODY``, the view's ``max_body_size``,
+  Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``): a 413, the body never read.
 - ``Content-Encoding: gzip`` is undone (bounded by the body limit) before
   the checks; the token may be over either the decoded or the sent bytes.
 - A body without the order's ``id`` that names charges (an Order missing its
@@ -21,6 +23,7 @@ import pytest
 from django_orderpay.cardcrypto import authenticity_token
 from django_orderpay.emulator import Emulator, Request
 from django_orderpay.models import ChargeStatusChange, DeliveryOutcome, NotificationDelivery
+from django_orderpay.notifications.views import NotificationView
 from django_orderpay.testing.provider_json import charge_json, order_json
 from tests.test_notifications_processing import (
     URL,
@@ -30,7 +33,7 @@ from tests.test_notifications_processing import (
     queued,
     resolve_paid,
 )
-from tests.test_notifications_view import TOKEN, only_delivery
+from tests.test_notifications_view import TOKEN, only_delivery, post
 from tests.test_notifications_view import in_analysis_order as mirrored_in_analysis
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +57,48 @@ def post_encoded(client, sent: bytes, *, signed: bytes, encoding: str = "gzip", 
     if token is not None:
         headers["x-authenticity-token"] = authenticity_token(token, signed)
     return client.post(URL, data=sent, content_type="application/json", headers=headers)
+
+
+# --- size ----------------------------------------------------------------------
+
+
+def test_a_huge_body_is_refused_with_413_unread_and_logged(client):
+    body = b'{"id": "ORDE_1", "pad": "' + b"x" * (1024 * 1024) + b'"}'
+
+    response = post(client, body)
+
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
+    delivery = only_delivery()
+    assert delivery.outcome == DeliveryOutcome.REJECTED
+    assert bytes(delivery.body) == b""  # never read, never stored
+    assert f"{len(body)} bytes" in delivery.error
+
+
+def test_the_body_limit_is_configurable_on_the_view(rf):
+    view = NotificationView.as_view(max_body_size=64)
+    body = json.dumps(order_json()).encode()
+    request = rf.post(
+        URL,
+        data=body,
+        content_type="application/json",
+        headers={"x-authenticity-token": authenticity_token(TOKEN, body)},
+    )
+
+    response = view(request)
+
+    assert response.status_code == 413
+    assert "64-byte limit" in only_delivery().error
+
+
+def test_djangos_own_upload_limit_is_a_413_too(client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    body = json.dumps(order_json()).encode()
+
+    response = post(client, body)
+
+    assert response.status_code == 413
+    assert only_delivery().outcome == DeliveryOutcome.REJECTED
 
 
 # --- gzip --------------------------------------------------------------------------

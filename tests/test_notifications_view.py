@@ -21,7 +21,6 @@ from django_orderpay.models import (
     NotificationDelivery,
     Order,
 )
-from django_orderpay.notifications.views import NotificationView
 from django_orderpay.sync import sync_order
 from django_orderpay.testing.provider_json import charge_json, order_json
 
@@ -252,45 +251,6 @@ def test_a_signed_body_that_is_not_an_order_is_refused_with_400(client, body, co
     assert delivery.valid is True
     assert bytes(delivery.body) == body
     assert delivery.error.startswith(f"{field}: ")
-
-
-def test_a_huge_body_is_refused_with_413_unread_and_logged(client):
-    body = b'{"id": "ORDE_1", "pad": "' + b"x" * (1024 * 1024) + b'"}'
-
-    response = post(client, body)
-
-    assert response.status_code == 413
-    assert response.json()["error"]["code"] == "body_too_large"
-    delivery = only_delivery()
-    assert delivery.outcome == DeliveryOutcome.REJECTED
-    assert bytes(delivery.body) == b""  # never read, never stored
-    assert f"{len(body)} bytes" in delivery.error
-
-
-def test_the_body_limit_is_configurable_on_the_view(rf):
-    view = NotificationView.as_view(max_body_size=64)
-    body = json.dumps(order_json()).encode()
-    request = rf.post(
-        URL,
-        data=body,
-        content_type="application/json",
-        headers={"x-authenticity-token": authenticity_token(TOKEN, body)},
-    )
-
-    response = view(request)
-
-    assert response.status_code == 413
-    assert "64-byte limit" in only_delivery().error
-
-
-def test_djangos_own_upload_limit_is_a_413_too(client, settings):
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
-    body = json.dumps(order_json()).encode()
-
-    response = post(client, body)
-
-    assert response.status_code == 413
-    assert only_delivery().outcome == DeliveryOutcome.REJECTED
 
 
 def test_an_order_unknown_here_is_ignored_with_200_and_logged(client):
