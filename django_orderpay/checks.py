@@ -9,8 +9,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
 - ``orderpay.E005`` (error): ``NOTIFICATION_BACKGROUND`` is on but neither ``django.tasks``
   (Django 6) nor ``django_tasks`` (the django-tasks backport) can be imported.
-- ``orderpay.W001`` (warning): notifications are neither verified nor re-fetched
-  (``NOTIFICATION_VERIFY`` False and ``NOTIFICATION_TRUST_BODY`` True).
+- ``orderpay.W001`` (warning): notifications are not verified (``NOTIFICATION_VERIFY``
+  False): each is re-fetched, never trusted, but anyone can trigger those fetches.
 - ``orderpay.W002`` (warning): ``NOTIFICATION_URL`` is not https while ``DEBUG`` is False.
 - ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
 - ``orderpay.W004`` (warning): ``NOTIFICATION_VERIFY`` is on but ``NOTIFICATION_TOKENS``
@@ -89,13 +89,17 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                     id="orderpay.W002",
                 )
             )
-    if not conf.notification_verify and conf.notification_trust_body:
+    if not conf.notification_verify:
+        # Processing never applies an unverified body (it re-fetches the order),
+        # so state stays right; but anyone can then make the shop call the API
+        # and fill the delivery log, and NOTIFICATION_TRUST_BODY has no effect.
         messages.append(
             Warning(
-                "Notifications are not verified: NOTIFICATION_VERIFY is False and "
-                "NOTIFICATION_TRUST_BODY is True, so anyone can post an order state.",
-                hint="Set NOTIFICATION_VERIFY to True, or NOTIFICATION_TRUST_BODY to False "
-                "so each notification is re-fetched from the provider.",
+                "Notifications are not verified (NOTIFICATION_VERIFY is False): every one "
+                "is re-fetched from the provider, so anyone who can reach the URL makes "
+                "the shop call the API; NOTIFICATION_TRUST_BODY has no effect.",
+                hint="Set NOTIFICATION_VERIFY to True once the provider sends "
+                "x-authenticity-token (the sandbox often omits it).",
                 id="orderpay.W001",
             )
         )
