@@ -18,6 +18,7 @@ import socket
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from socketserver import ThreadingMixIn
 from typing import TYPE_CHECKING, Any, Protocol
@@ -272,6 +273,29 @@ class EmulatorServer(ThreadingMixIn, WSGIServer):
 
     daemon_threads = True
     quiet = False
+    #: Seconds a closing server waits for answers already being written.
+    drain_timeout = 2.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Before binding: a failed bind calls server_close() from __init__.
+        self._live: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Daemon threads, so a delayed-fault answer never holds the process
+        # open; but tracked, so a stop lets answers in flight (and their log
+        # lines) finish instead of cutting them off mid-write.
+        thread = threading.Thread(
+            target=self.process_request_thread, args=(request, client_address), daemon=True
+        )
+        self._live.add(thread)
+        thread.start()
+
+    def server_close(self) -> None:
+        super().server_close()
+        deadline = time.monotonic() + self.drain_timeout
+        for thread in list(self._live):
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     @property
     def url(self) -> str:
