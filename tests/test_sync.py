@@ -6,6 +6,7 @@ import copy
 import datetime as dt
 import json
 import logging
+import re
 import threading
 
 import pytest
@@ -587,10 +588,162 @@ def test_query_count_does_not_grow_with_items_or_charges(shopper, django_assert_
         for charge in answer["charges"]:
             if charge["status"] == "PAID":
                 charge["amount"]["summary"]["refunded"] = 100
-    assert _sync_counting(small) == _sync_counting(big)
+    every_small, every_big = _sync_counting(small), _sync_counting(big)
+    assert every_small == every_big
+
+    # One changed charge among twelve (saved on its own) costs what six did
+    # (one bulk update): the count does not depend on how many changed.
+    big["charges"][0]["amount"]["summary"]["refunded"] = 200
+    assert _sync_counting(big) == every_big
 
     with django_assert_max_num_queries(16):
         sync_order(_big_order(charges=20, items=100), source="api")
+
+
+# --- What a sync writes -----------------------------------------------------------
+
+
+def _writes(queries: CaptureQueriesContext, model: type) -> list[str]:
+    """The INSERT and UPDATE statements ``queries`` ran on ``model``'s table."""
+    table = model._meta.db_table
+    prefixes = (f'INSERT INTO "{table}"', f'UPDATE "{table}"')
+    return [query["sql"] for query in queries.captured_queries if query["sql"].startswith(prefixes)]
+
+
+def _set_columns(update: str) -> list[str]:
+    """The columns an ``UPDATE ... SET ... WHERE`` statement writes."""
+    assignments = update.split(" SET ", 1)[1].split(" WHERE ", 1)[0]
+    return re.findall(r'"(\w+)" = ', assignments)
+
+
+def test_a_new_order_is_inserted_complete_in_one_statement():
+    with CaptureQueriesContext(connection) as queries:
+        order = sync_order(sample_order(), source="api")
+
+    (insert,) = _writes(queries, Order)
+    assert insert.startswith("INSERT")
+    stored = Order.objects.get()
+    assert stored.status == OrderStatus.PAID
+    assert stored.data == order.data == SAMPLE_CREATE_RESPONSE
+    assert stored.synced_at == order.synced_at
+
+
+def test_an_unchanged_resync_writes_only_when_the_order_was_seen():
+    first = sync_order(sample_order(), source="api")
+    charge = Charge.objects.get()
+
+    with CaptureQueriesContext(connection) as queries:
+        again = sync_order(sample_order(), source="sync")
+
+    (update,) = _writes(queries, Order)
+    assert _set_columns(update) == ["synced_at"]
+    assert _writes(queries, Charge) == [] and _writes(queries, ChargeStatusChange) == []
+    stored = Order.objects.get()
+    assert stored.synced_at == again.synced_at > first.synced_at
+    assert stored.data == first.data and stored.status == OrderStatus.PAID
+    assert Charge.objects.get().synced_at == charge.synced_at
+
+
+def test_a_capture_writes_the_captured_charge_alone():
+    created = dt.datetime(2026, 11, 21, 14, 5, 31, tzinfo=PROVIDER_TIMEZONE)
+    order_id = provider_id("ORDE_")
+    authorized = charge_json(status="AUTHORIZED", capture=False, created_at=created)
+    declined = charge_json(status="DECLINED", created_at=created, reference_id="ch-2")
+    before = order_json(order_id=order_id, charges=[authorized, declined], created_at=created)
+    sync_order(before, source="api")
+    sibling = Charge.objects.get(provider_id=declined["id"])
+
+    after = copy.deepcopy(before)
+    after["charges"][0] = charge_json(
+        charge_id=authorized["id"], status="PAID", capture=False, created_at=created
+    )
+    with CaptureQueriesContext(connection) as queries:
+        order = sync_order(after, source="notification")
+
+    (update,) = _writes(queries, Charge)
+    assert "status" in _set_columns(update) and "amount_paid" in _set_columns(update)
+    captured = Charge.objects.get(provider_id=authorized["id"])
+    assert (captured.status, captured.amount_paid) == (ChargeStatus.PAID, 500)
+    assert captured.paid_at == created + dt.timedelta(seconds=1)
+    assert captured.data == after["charges"][0]
+    assert Charge.objects.get(pk=sibling.pk).synced_at == sibling.synced_at
+    assert Order.objects.get(pk=order.pk).status == OrderStatus.PAID
+    history = ChargeStatusChange.objects.filter(charge=captured)
+    assert list(history.values_list("old_status", "new_status")) == [
+        ("", "AUTHORIZED"),
+        ("AUTHORIZED", "PAID"),
+    ]
+
+
+def test_charges_changed_together_each_keep_their_own_values():
+    order_id = provider_id("ORDE_")
+    card = card_json(token_id=provider_id("CARD_"), store=True, brand="elo")
+    paid = charge_json(card=card, recurring={"type": "INITIAL"}, brand_reference_id="1587623")
+    authorized = charge_json(status="AUTHORIZED", capture=False, amount=900, reference_id="ch-2")
+    sync_order(order_json(order_id=order_id, charges=[paid, authorized]), source="api")
+
+    # A refund of part of the first and a cancel of the second, in one copy
+    # that leaves out the first one's card and recurrence reference.
+    refunded = charge_json(charge_id=paid["id"], refunded=200)
+    refunded["payment_method"].pop("card")
+    canceled = charge_json(
+        charge_id=authorized["id"], status="CANCELED", amount=900, reference_id="ch-2"
+    )
+    both = order_json(order_id=order_id, charges=[refunded, canceled])
+    with CaptureQueriesContext(connection) as queries:
+        order = sync_order(both, source="notification")
+
+    assert len(_writes(queries, Charge)) == 1  # both rows, one statement
+    first = Charge.objects.get(provider_id=paid["id"])
+    assert (first.status, first.amount_paid, first.amount_refunded) == ("PAID", 500, 200)
+    assert (first.card_brand, first.brand_reference_id) == ("elo", "1587623")
+    assert first.card_token.provider_id == card["id"]
+    assert first.data == refunded
+    second = Charge.objects.get(provider_id=authorized["id"])
+    assert (second.status, second.amount_value, second.amount_paid) == ("CANCELED", 900, 0)
+    assert second.data == canceled
+    assert order.status == OrderStatus.PAID
+    assert list(ChargeStatusChange.objects.filter(charge=second).values_list("new_status")) == [
+        ("AUTHORIZED",),
+        ("CANCELED",),
+    ]
+
+
+def test_a_user_and_shop_object_reach_an_order_first_mirrored_without_them(shopper):
+    cart = Group.objects.create(name="cart-2")
+    answer = sample_order()
+    sync_order(answer, source="notification")
+    answer["customer"]["name"] = "Jose da Silva Jr"
+
+    sync_order(answer, source="api", user=shopper, shop_object=cart)
+
+    stored = Order.objects.get()
+    assert stored.user == shopper and stored.shop_object == cart
+    assert stored.customer_name == "Jose da Silva Jr"
+    assert stored.data["customer"]["name"] == "Jose da Silva Jr"
+
+
+def test_a_known_order_cannot_take_another_orders_charge():
+    charge = charge_json()
+    sync_order(order_json(charges=[charge]), source="api")
+    other = sync_order(order_json(), source="api")
+
+    with pytest.raises(SyncError) as error:
+        sync_order(order_json(order_id=other.provider_id, charges=[charge]), source="api")
+
+    assert error.value.field == "charges[0].id"
+    assert not other.charges.exists()
+
+
+def test_a_new_order_naming_another_orders_charge_is_refused_by_index():
+    charge = charge_json()
+    sync_order(order_json(charges=[charge]), source="api")
+
+    with pytest.raises(SyncError) as error:
+        sync_order(order_json(charges=[charge_json(), charge]), source="api")
+
+    assert error.value.field == "charges[1].id"
+    assert Order.objects.count() == 1 and Charge.objects.count() == 1
 
 
 # --- Two requests syncing at once -------------------------------------------------

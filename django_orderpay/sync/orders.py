@@ -25,25 +25,53 @@ def _check_source(source: str) -> None:
         raise ValueError(f"source must be one of {', '.join(ChangeSource.values)}, not {source!r}")
 
 
-def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> Order:
-    """The order row, locked for this transaction; created if new.
+#: The columns a sync may change on an order row (``synced_at`` aside).
+ORDER_FIELDS = (
+    "reference_id",
+    "customer_name",
+    "customer_email",
+    "customer_tax_id",
+    "created_at",
+    "user",
+    "content_type",
+    "object_id",
+    "status",
+    "data",
+)
+_ATTNAMES = {name: Order._meta.get_field(name).attname for name in ORDER_FIELDS}
 
+
+def _snapshot(order: Order) -> dict[str, Any]:
+    return {name: getattr(order, attname) for name, attname in _ATTNAMES.items()}
+
+
+def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Order, bool]:
+    """The order row, locked for this transaction, and whether this sync inserted it.
+
+    A new order is inserted complete (its status derived from the answer's
+    charges, which are all new to it), so it need not be written twice.
     Two syncs of a new order race to insert it: the loser's insert fails
     inside its savepoint, and it then locks the winner's row instead.
     """
     locked = Order.objects.select_for_update()
     order = locked.filter(provider_id=state.provider_id).first()
     if order is not None:
-        return order
-    order = Order(provider_id=state.provider_id, data=state.data, **state.columns)
+        return order, False
+    order = Order(
+        provider_id=state.provider_id,
+        data=state.data,
+        status=derive_order_status(charge.status for charge in state.charges),
+        synced_at=timezone.now(),
+        **state.columns,
+    )
     _claim(order, user, shop_object)
     try:
         with transaction.atomic():
             order.save(force_insert=True)
     except IntegrityError:
         logger.debug("order %s was inserted by a concurrent sync; locking it", order.provider_id)
-        order = locked.get(provider_id=state.provider_id)
-    return order
+        return locked.get(provider_id=state.provider_id), False
+    return order, True
 
 
 def _claim(order: Order, user: Any, shop_object: Any) -> None:
@@ -73,17 +101,34 @@ def _splice(base: dict[str, Any], charges: Sequence[Charge]) -> dict[str, Any]:
     return {**base, "charges": [charge.data for charge in ordered]}
 
 
-def _finish(order: Order, charges: Sequence[Charge], base: dict[str, Any]) -> None:
+def _finish(
+    order: Order,
+    charges: Sequence[Charge],
+    base: dict[str, Any],
+    before: dict[str, Any],
+    *,
+    new_order: bool = False,
+) -> None:
+    """Derive the order's status and JSON; write the columns that changed.
+
+    ``synced_at`` (when we last saw the provider's copy, shown to staff) is
+    written on every sync, alone when nothing else changed; an order this
+    sync has just inserted complete is not written again.
+    """
     order.status = derive_order_status(charge.status for charge in charges)
     order.data = _splice(base, charges)
+    changed = [name for name, value in _snapshot(order).items() if value != before[name]]
+    if new_order and not changed:
+        return
     order.synced_at = timezone.now()
-    order.save()
+    order.save(update_fields=[*changed, "synced_at"])
 
 
-def _sync_deeplink(order: Order, state: DeeplinkState) -> None:
+def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> None:
     # Deeplinks are immutable at the provider and one per order: update in
-    # place, under the order lock, so no insert can race.
-    deeplink = Deeplink.objects.filter(order=order).first()
+    # place, under the order lock, so no insert can race. An order inserted
+    # by this sync has none yet.
+    deeplink = None if new_order else Deeplink.objects.filter(order=order).first()
     if deeplink is None:
         deeplink = Deeplink(order=order)
     deeplink.deeplink_id = state.deeplink_id
@@ -112,15 +157,16 @@ def sync_order(
     _check_source(source)
     state = parse_order(payload)
     with sync_transaction():
-        order = _lock_or_create(state, user, shop_object)
+        order, new_order = _lock_or_create(state, user, shop_object)
+        before = _snapshot(order)
         _claim(order, user, shop_object)
         for name, value in state.columns.items():
             if value not in ("", None):
                 setattr(order, name, value)
-        charges = apply_charges(order, state.charges, source=source)
+        charges = apply_charges(order, state.charges, source=source, new_order=new_order)
         if state.deeplink is not None:
-            _sync_deeplink(order, state.deeplink)
-        _finish(order, charges, state.data)
+            _sync_deeplink(order, state.deeplink, new_order=new_order)
+        _finish(order, charges, state.data, before, new_order=new_order)
     return order
 
 
@@ -144,5 +190,5 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
         charges = apply_charges(locked, [state], source=source)
-        _finish(locked, charges, locked.data)
+        _finish(locked, charges, locked.data, _snapshot(locked))
     return next(charge for charge in charges if charge.provider_id == state.provider_id)
