@@ -88,11 +88,11 @@ def _refuse_claimed(states: Sequence[ChargeState]) -> None:
     by name rather than fail the insert with an ``IntegrityError``.
     """
     ids = [state.provider_id for state in states]
-    taken = Charge.objects.filter(provider_id__in=ids).values_list("provider_id", flat=True)
-    provider_id = taken.first()
-    if provider_id is not None:
-        index = ids.index(provider_id)
-        raise SyncError(f"charges[{index}].id", f"{provider_id} belongs to another order")
+    rows = Charge.objects.filter(provider_id__in=ids).order_by()
+    taken = set(rows.values_list("provider_id", flat=True))
+    for index, provider_id in enumerate(ids):
+        if provider_id in taken:
+            raise SyncError(f"charges[{index}].id", f"{provider_id} belongs to another order")
 
 
 def _apply(row: Charge, state: ChargeState, token: Any, now: Any) -> list[str]:

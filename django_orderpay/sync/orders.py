@@ -54,9 +54,12 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
     inside its savepoint, and it then locks the winner's row instead.
     """
     locked = Order.objects.select_for_update()
-    order = locked.filter(provider_id=state.provider_id).first()
-    if order is not None:
-        return order, False
+    # get(), not first(): first() would order by Meta.ordering, which costs
+    # Django more to compile than the rest of the query.
+    try:
+        return locked.get(provider_id=state.provider_id), False
+    except Order.DoesNotExist:
+        pass
     order = Order(
         provider_id=state.provider_id,
         data=state.data,
@@ -184,6 +187,7 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
             order_pk = (
                 Charge.objects.filter(provider_id=state.provider_id)
                 .values_list("order_id", flat=True)
+                .order_by()
                 .first()
             )
         if order_pk is None:
