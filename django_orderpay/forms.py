@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import payloads, rules, services
 from django_orderpay.exceptions import (
+    ErrorMessage,
     OrderPayError,
     ProviderError,
     ProviderUnavailable,
@@ -91,10 +92,7 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         form.add_error(None, UNAVAILABLE_MESSAGE)
         return
     elif isinstance(error, ProviderError) and error.error_messages:
-        problems = [
-            (m.parameter_name or "", f"{m.description or 'refused'} ({m.code})")
-            for m in error.error_messages
-        ]
+        problems = [(m.parameter_name or "", _provider_message(m)) for m in error.error_messages]
     elif isinstance(error, ProviderError):
         logger.warning("payment refused: %s", error)
         detail = _("the payment service refused it (HTTP %(status)s)") % {"status": error.status}
@@ -108,6 +106,12 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         else:
             detail = f"{path}: {message}" if path else message
             form.add_error(None, _("The payment was refused: %(detail)s") % {"detail": detail})
+
+
+def _provider_message(message: ErrorMessage) -> str:
+    """One of the provider's ``error_messages`` as ``description (code)``."""
+    description = message.description or _("refused")
+    return f"{description} ({message.code})"
 
 
 def _field_message(form: forms.Form, field: str, detail: str) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -50,6 +51,25 @@ class ReadOnlyAdmin(ActionPermissions, admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def response_action(
+        self, request: HttpRequest, queryset: models.QuerySet
+    ) -> HttpResponse | None:
+        # Django filters ``pk__in`` with the posted ids as they are, so a forged
+        # "abc" (or an id past the column's range) would be a 500 when the
+        # action reads the rows: refuse the selection in words instead.
+        pk = self.model._meta.pk
+        try:
+            for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+                pk.clean(value, None)
+        except ValidationError:
+            self.message_user(
+                request,
+                _("The selection is not valid: select the objects again."),
+                messages.ERROR,
+            )
+            return None
+        return super().response_action(request, queryset)
 
 
 class ReadOnlyInline:

@@ -24,6 +24,7 @@ from .display import (
     money,
     money_cell,
     provider_json_link,
+    short_datetime,
     status_badge,
 )
 
@@ -57,7 +58,7 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         "card_column",
         "installments",
         "payment_response",
-        "created_at",
+        "created",
     )
     list_select_related = ("order",)
     list_filter = ("status", "card_brand", "capture", "recurring_type", "created_at")
@@ -186,6 +187,10 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     @admin.display(description=_("payment response reference"))
     def payment_response_reference(self, obj: Charge) -> str:
         return str(obj.payment_response.get("reference") or "")
+
+    @admin.display(description=_("created at"), ordering="created_at")
+    def created(self, obj: Charge) -> str | None:
+        return short_datetime(obj.created_at)
 
     @admin.display(description=_("card token"))
     def card_token_link(self, obj: Charge) -> str:

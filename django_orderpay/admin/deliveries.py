@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from ..models import NotificationDelivery, Order
 from .actions import replay_deliveries
 from .base import ReadOnlyAdmin
-from .display import admin_url, outcome_badge, pretty_json
+from .display import admin_url, outcome_badge, pretty_json, short_datetime
 
 
 @admin.register(NotificationDelivery)
@@ -22,12 +22,12 @@ class NotificationDeliveryAdmin(ReadOnlyAdmin):
     """Read-only; the replay action processes a delivery again (it re-fetches the order)."""
 
     list_display = (
-        "received_at",
+        "received",
         "order_link",
         "outcome_badge",
         "valid",
         "attempts",
-        "processed_at",
+        "processed",
         "remote_addr",
     )
     list_filter = ("outcome", "valid", "received_at")
@@ -58,6 +58,14 @@ class NotificationDeliveryAdmin(ReadOnlyAdmin):
         # The local order's pk, for a link, without a query per row.
         order_pk = Order.objects.filter(provider_id=OuterRef("order_provider_id")).values("pk")
         return super().get_queryset(request).annotate(order_pk=Subquery(order_pk[:1]))
+
+    @admin.display(description=_("received at"), ordering="received_at")
+    def received(self, obj: NotificationDelivery) -> str | None:
+        return short_datetime(obj.received_at)
+
+    @admin.display(description=_("processed at"), ordering="processed_at")
+    def processed(self, obj: NotificationDelivery) -> str | None:
+        return short_datetime(obj.processed_at)
 
     @admin.display(description=_("order"), ordering="order_provider_id")
     def order_link(self, obj: NotificationDelivery) -> str:

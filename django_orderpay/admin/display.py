@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from django.db import models
 from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
@@ -55,6 +57,17 @@ def money(cents: int | None, currency: str = "BRL") -> str:
 def money_cell(cents: int | None, currency: str = "BRL") -> SafeString:
     """Money for a list or table cell: kept on one line (``R$`` never parted from its amount)."""
     return format_html('<span class="orderpay-money">{}</span>', money(cents, currency))
+
+
+def short_datetime(value: datetime | None) -> str | None:
+    """A moment in the short form of the active language (``21/11/2026 21:47`` in pt-BR).
+
+    List columns use it: the long form (``21 de Novembro de 2026 às 21:47``)
+    pushes a wide changelist past the screen. None stays None (the admin's "-").
+    """
+    if value is None:
+        return None
+    return formats.date_format(timezone.template_localtime(value), "SHORT_DATETIME_FORMAT")
 
 
 def card_summary(brand: str, first_digits: str, last_digits: str) -> str:

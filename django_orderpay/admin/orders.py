@@ -22,6 +22,7 @@ from .display import (
     money,
     money_cell,
     provider_json_link,
+    short_datetime,
     status_badge,
 )
 
@@ -134,7 +135,7 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         "customer_email",
         "total_paid",
         "total_refunded",
-        "created_at",
+        "created",
     )
     list_filter = ("status", ChargeStatusFilter, "created_at")
     search_fields = (
@@ -204,6 +205,10 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj: Order) -> str:
         return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("created at"), ordering="created_at")
+    def created(self, obj: Order) -> str | None:
+        return short_datetime(obj.created_at)
 
     @admin.display(description=_("provider JSON"))
     def json_link(self, obj: Order) -> str:
