@@ -6,8 +6,11 @@ here the test encrypts the card as the SDK would (``cardcrypto.encrypt_card``).
 
 from __future__ import annotations
 
+import gettext
 import html
+import json
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -551,3 +554,207 @@ def test_demo_commands_run_on_a_fresh_machine(tmp_path):
     manage("migrate", "--noinput")
     printed = manage("seed_shop")
     assert "admin / orderpay-admin" in printed
+
+
+# --- Brazilian Portuguese ------------------------------------------------------------------
+
+PT_BR = {"HTTP_ACCEPT_LANGUAGE": "pt-BR,pt;q=0.9"}
+SHOP_CATALOG = ROOT / "example_project" / "shop" / "locale" / "pt_BR" / "LC_MESSAGES"
+PACKAGE_CATALOG = ROOT / "django_orderpay" / "locale" / "pt_BR" / "LC_MESSAGES" / "django.mo"
+
+
+def test_the_checkout_page_in_brazilian_portuguese(client, products, shop, maria):
+    client.force_login(maria)
+    purchase = check_out(client, products)
+
+    response = client.get(reverse("shop:pay", args=[purchase.reference]), **PT_BR)
+
+    page = response.content.decode()
+    assert '<html lang="pt-br">' in page
+    # The shop's own words, its money, and django-orderpay's card form.
+    assert f"Pagamento da compra nº {purchase.pk}" in page
+    assert "Pagar com cartão" in page and "Pagar R$ 154,70" in page
+    assert "Seu cartão é criptografado neste navegador" in page
+    for label in ("Nome impresso no cartão", "Número do cartão", "Mês de validade (MM)"):
+        assert label in page
+    assert "Código de segurança" in page and "Parcelas" in page
+    assert "Salvar este cartão para as próximas compras" in page
+    assert "3x R$ 51,57" in page  # 154.70 / 3, rounded up
+    # checkout.js's messages travel translated in a data attribute.
+    fieldset = response.context["messages_json"]
+    assert json.loads(fieldset)["INVALID_EXPIRATION_MONTH"] == (
+        "Confira o mês de validade: de 01 a 12."
+    )
+    assert html.escape(json.dumps("Confira o mês de validade: de 01 a 12.")[1:-1]) in page
+    assert "Check the" not in page and "Pay by card" not in page
+
+
+def test_checkout_errors_and_status_in_brazilian_portuguese(client, products, shop):
+    add(client, products["camiseta"])
+    refused = client.post(
+        reverse("shop:checkout"), {**CUSTOMER, "postal_code": "123", "phone": "1"}, **PT_BR
+    )
+    assert refused.context["form"].errors == {
+        "postal_code": ["Informe o CEP: 8 dígitos."],
+        "phone": ["Informe o DDD e o número: 10 ou 11 dígitos."],
+    }
+    assert "Finalizar compra" in refused.content.decode()
+    purchase = check_out(client, products)
+
+    pay_card(client, purchase, installments="2")
+
+    page = client.get(purchase.get_absolute_url(), **PT_BR).content.decode()
+    assert f"Compra nº {purchase.pk}" in page
+    assert "Pago com Visa •••• 1111 em 2 parcelas." in page
+    assert "R$ 214,60" in page  # 3 x 59.90 + 34.90: the refused checkout's shirt is still there
+    assert (
+        client.get(reverse("shop:status_json", args=[purchase.reference]), **PT_BR).json()["label"]
+        == "Pago"
+    )
+
+
+def test_the_footer_switches_the_language(client, products):
+    response = client.post(
+        reverse("shop:set_language"), {"language": "pt-br", "next": reverse("shop:cart")}
+    )
+    assert response.status_code == 302 and response["Location"] == reverse("shop:cart")
+
+    page = client.get(reverse("shop:products")).content.decode()
+
+    assert "Adicionar ao carrinho" in page and "R$ 59,90" in page
+    assert 'value="en"' in page and 'aria-current="true"' in page
+
+
+def test_every_shop_string_has_a_brazilian_translation():
+    po = (SHOP_CATALOG / "django.po").read_text(encoding="utf-8")
+    entries = re.findall(r'^msgid ((?:".*"\n)+)msgstr ((?:".*"\n?)+)', po, flags=re.MULTILINE)
+    untranslated = [msgid for msgid, msgstr in entries[1:] if msgstr.strip() == '""']
+    compiled = gettext.GNUTranslations((SHOP_CATALOG / "django.mo").open("rb"))
+
+    assert len(entries) > 100
+    assert untranslated == []
+    assert "#, fuzzy" not in po
+    assert compiled.gettext("Pay in the PagBank app") == "Pagar no app do PagBank"
+    # The compiled catalog is the .po's (compilemessages was run after the last edit).
+    assert len(compiled._catalog) - 1 == len(entries) - 1  # type: ignore[attr-defined]
+    # django-orderpay comes first in INSTALLED_APPS, so its translation of a msgid
+    # both catalogs hold is the one shown: the shop's must not say otherwise.
+    package = gettext.GNUTranslations(PACKAGE_CATALOG.open("rb"))
+    differing = {
+        msgid
+        for msgid, text in compiled._catalog.items()  # type: ignore[attr-defined]
+        if msgid and package.gettext(msgid) not in (msgid, text)
+    }
+    assert differing == set()
+
+
+# --- garbage in, never a 500 ---------------------------------------------------------------
+
+
+@pytest.fixture
+def strict_client(client):
+    client.raise_request_exception = True  # an exception in a view fails the test with its trace
+    return client
+
+
+@pytest.mark.parametrize("product", ["abc", "", "1e5", "99999999999999999999999", "-1"])
+def test_a_garbage_product_in_the_cart_is_a_message(strict_client, products, product):
+    add(strict_client, products["camiseta"])
+
+    response = strict_client.post(
+        reverse("shop:cart"), {"product": product, "quantity": "2"}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert "Product:" in response.content.decode()
+    assert strict_client.session[SESSION_KEY] == {str(products["camiseta"].pk): 1}
+
+
+def test_a_cart_from_a_damaged_session_keeps_only_good_lines(strict_client, products):
+    session = strict_client.session
+    good = str(products["caneca"].pk)
+    session[SESSION_KEY] = {"abc": 1, "9" * 30: 2, "\u0661": 1, good: 2, "7": "many", "8": -3}
+    session.save()
+
+    page = strict_client.get(reverse("shop:cart")).content.decode()
+
+    assert "R$ 69.80" in page  # 2 x 34.90, nothing else
+    assert strict_client.get(reverse("shop:checkout")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"customer_tax_id": "١٢٣.٤٥٦.٧٨٩-٠٩"},
+        {"postal_code": "٠١٤٥٢٠٠٢"},
+        {"customer_name": "x" * 5000},
+        {"phone": "\x00" * 30},
+        {"region_code": "\x00"},
+        {"customer_email": "not an e-mail"},
+        {"number": ""},
+    ],
+)
+def test_garbage_checkout_data_is_an_error_on_its_field(strict_client, products, changes):
+    add(strict_client, products["camiseta"])
+
+    response = strict_client.post(reverse("shop:checkout"), {**CUSTOMER, **changes})
+
+    assert response.status_code == 200
+    assert set(response.context["form"].errors) == set(changes)
+    assert Purchase.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"encrypted_card": "x" * 100_000, "installments": "1"},
+        {"encrypted_card": "\x00", "installments": "\x00"},
+        {"encrypted_card": "QUJD" * 86, "installments": "9" * 30},
+        {"encrypted_card": ["QUJD" * 86, "QUJD"], "installments": ["1", "2"]},
+    ],
+)
+def test_garbage_card_posts_are_errors_on_the_pay_page(strict_client, products, shop, data):
+    purchase = check_out(strict_client, products)
+
+    response = strict_client.post(reverse("shop:pay_card", args=[purchase.reference]), data)
+
+    assert response.status_code == 200
+    assert response.context["card_form"].errors
+    assert shop.order_ids() == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"card_token": "abc", "installments": "1"},
+        {"card_token": "9" * 30, "installments": "1"},
+        {"card_token": "1", "installments": "abc"},
+    ],
+)
+def test_garbage_saved_card_posts_are_errors(strict_client, products, shop, maria, data):
+    strict_client.force_login(maria)
+    purchase = check_out(strict_client, products)
+
+    response = strict_client.post(reverse("shop:pay_saved_card", args=[purchase.reference]), data)
+
+    assert response.status_code == 200
+    assert shop.order_ids() == []
+
+
+def test_garbage_elsewhere_in_the_shop(strict_client, products, shop):
+    purchase = check_out(strict_client, products)
+    ref = purchase.reference
+    answers = [
+        strict_client.post(reverse("shop:cart_add", args=[products["caneca"].pk]), {"quantity": q})
+        for q in ("abc", "9" * 30, "-5", "\x00")
+    ]
+    answers += [
+        strict_client.post(reverse("shop:simulate_app_payment", args=[ref]), {"outcome": "\x00"}),
+        strict_client.post(reverse("shop:set_language"), {"language": "xx", "next": "//evil"}),
+        strict_client.post(reverse("shop:login"), {"username": "\x00", "password": "x"}),
+        strict_client.post(reverse("shop:login"), {"username": "a" * 10_000, "password": "x"}),
+        strict_client.get("/shop/orders/not-a-uuid/"),
+    ]
+    assert [r.status_code for r in answers] == [302] * 6 + [200, 200, 404]

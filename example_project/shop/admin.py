@@ -7,6 +7,7 @@ django-orderpay's own admin screens.
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from .models import Product, Purchase, PurchaseLine
 from .payments import payment_state
@@ -19,7 +20,7 @@ class ProductAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     search_fields = ("name",)
 
-    @admin.display(description="price")
+    @admin.display(description=_("price"))
     def price_display(self, obj: Product) -> str:
         return obj.price_display
 
@@ -49,10 +50,10 @@ class PurchaseAdmin(admin.ModelAdmin):
     readonly_fields = ("reference", "user", "created_at", "payment")
     inlines = (PurchaseLineInline,)
 
-    @admin.display(description="payment")
+    @admin.display(description=_("payment"))
     def payment(self, obj: Purchase) -> str:
         return payment_state(obj).label
 
-    @admin.display(description="total")
+    @admin.display(description=_("total"))
     def total_display(self, obj: Purchase) -> str:
         return obj.total_display

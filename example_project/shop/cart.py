@@ -12,6 +12,12 @@ from .models import Product
 
 SESSION_KEY = "shop_cart"
 MAX_QUANTITY = 99
+#: Longer ids than this are not ids of this shop (and would overflow the column).
+_MAX_ID_DIGITS = 18
+
+
+def _is_product_id(key: object) -> bool:
+    return isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= _MAX_ID_DIGITS
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,12 @@ class Cart:
     def __init__(self, session: SessionBase) -> None:
         self.session = session
         raw = session.get(SESSION_KEY)
-        self.quantities: dict[str, int] = dict(raw) if isinstance(raw, dict) else {}
+        # Only well-formed lines: a session written by an older shop must not break the cart.
+        self.quantities: dict[str, int] = {
+            key: quantity
+            for key, quantity in (raw.items() if isinstance(raw, dict) else ())
+            if _is_product_id(key) and isinstance(quantity, int) and 0 < quantity <= MAX_QUANTITY
+        }
 
     def _save(self) -> None:
         self.session[SESSION_KEY] = self.quantities
@@ -59,12 +70,11 @@ class Cart:
 
     def lines(self) -> list[CartLine]:
         """The cart's lines, for products still on sale (others drop out silently)."""
-        ids = [int(key) for key in self.quantities if key.isdigit()]
-        products = Product.objects.filter(pk__in=ids, active=True).in_bulk()
+        products = Product.objects.filter(pk__in=map(int, self.quantities), active=True).in_bulk()
         return [
             CartLine(products[int(key)], quantity)
             for key, quantity in self.quantities.items()
-            if key.isdigit() and int(key) in products and quantity > 0
+            if int(key) in products
         ]
 
     @property

@@ -9,36 +9,52 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import rules
 
 from .cart import MAX_QUANTITY
-from .models import Purchase
+from .models import Product, Purchase
 
 
 def _digits(value: str) -> str:
-    return re.sub(r"\D", "", value or "")
+    # ASCII digits only: \D would keep other scripts' digits (Arabic-Indic ٠١٢...).
+    return re.sub(r"[^0-9]", "", value or "")
 
 
 class QuantityForm(forms.Form):
-    quantity = forms.IntegerField(min_value=0, max_value=MAX_QUANTITY, initial=1)
+    quantity = forms.IntegerField(
+        label=_("Quantity"), min_value=0, max_value=MAX_QUANTITY, initial=1
+    )
+
+
+class CartLineForm(QuantityForm):
+    """A cart line's new quantity (0 removes it); the product must be on sale."""
+
+    product = forms.ModelChoiceField(
+        label=_("Product"),
+        queryset=Product.objects.filter(active=True),
+        error_messages={"invalid_choice": _("That product is not on sale.")},
+    )
 
 
 class CheckoutForm(forms.ModelForm):
     """Who buys and where it goes, checked by the provider's rules before any order is made."""
 
     phone = forms.CharField(
-        label="Mobile phone",
-        help_text="With the area code, e.g. (11) 99999-9999.",
+        label=_("Mobile phone"),
+        help_text=_("With the area code, e.g. (11) 99999-9999."),
         max_length=20,
     )
     # Punctuated input ("123.456.789-09", "01452-002") is welcome; the model keeps digits.
     customer_tax_id = forms.CharField(
-        label="CPF or CNPJ", max_length=18, help_text="Digits, with or without dots and dashes."
+        label=_("CPF or CNPJ"),
+        max_length=18,
+        help_text=_("Digits, with or without dots and dashes."),
     )
-    postal_code = forms.CharField(label="CEP", max_length=9)
+    postal_code = forms.CharField(label=_("CEP"), max_length=9)
     region_code = forms.ChoiceField(
-        label="State", choices=[(code, code) for code in sorted(rules.BRAZILIAN_STATES)]
+        label=_("State"), choices=[(code, code) for code in sorted(rules.BRAZILIAN_STATES)]
     )
 
     class Meta:
@@ -56,21 +72,22 @@ class CheckoutForm(forms.ModelForm):
             "city",
             "region_code",
         )
-        labels = {"customer_name": "Full name", "customer_email": "E-mail"}
+        labels = {"customer_name": _("Full name"), "customer_email": _("E-mail")}
 
     def clean_customer_email(self) -> str:
         email = self.cleaned_data["customer_email"]
         low, _high = rules.FIELD_LIMITS["email"]
         if len(email) < low:
             raise forms.ValidationError(
-                f"The provider needs an e-mail of at least {low} characters."
+                _("The provider needs an e-mail of at least %(count)d characters."),
+                params={"count": low},
             )
         return email
 
     def clean_customer_tax_id(self) -> str:
         tax_id = _digits(self.cleaned_data["customer_tax_id"])
         if not rules.valid_tax_id(tax_id):
-            raise forms.ValidationError("Enter a valid CPF (11 digits) or CNPJ (14 digits).")
+            raise forms.ValidationError(_("Enter a valid CPF (11 digits) or CNPJ (14 digits)."))
         return tax_id
 
     def clean_phone(self) -> str:
@@ -78,13 +95,13 @@ class CheckoutForm(forms.ModelForm):
         if phone.startswith("55") and len(phone) in (12, 13):
             phone = phone[2:]  # the country code is always Brazil's here
         if len(phone) not in (10, 11):
-            raise forms.ValidationError("Enter the area code and the number: 10 or 11 digits.")
+            raise forms.ValidationError(_("Enter the area code and the number: 10 or 11 digits."))
         return phone
 
     def clean_postal_code(self) -> str:
         postal_code = _digits(self.cleaned_data["postal_code"])
         if len(postal_code) != 8:
-            raise forms.ValidationError("Enter the CEP: 8 digits.")
+            raise forms.ValidationError(_("Enter the CEP: 8 digits."))
         return postal_code
 
     def save(self, commit: bool = True) -> Purchase:

@@ -13,19 +13,22 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from django_orderpay.models import Order, format_cents
 
 
 class Product(models.Model):
-    name = models.CharField(max_length=200)
+    name = models.CharField(_("name"), max_length=200)
     slug = models.SlugField(unique=True)
-    description = models.TextField(blank=True)
-    price = models.PositiveIntegerField("price (cents)")
-    active = models.BooleanField(default=True)
+    description = models.TextField(_("description"), blank=True)
+    price = models.PositiveIntegerField(_("price (cents)"))
+    active = models.BooleanField(_("on sale"), default=True)
 
     class Meta:
         ordering = ("name",)
+        verbose_name = _("product")
+        verbose_name_plural = _("products")
 
     def __str__(self) -> str:
         return self.name
@@ -42,29 +45,35 @@ class Purchase(models.Model):
     shopper cannot guess another's status page.
     """
 
-    reference = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    reference = models.UUIDField(_("reference"), default=uuid.uuid4, unique=True, editable=False)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("user"),
     )
-    customer_name = models.CharField(max_length=120)
-    customer_email = models.EmailField(max_length=255)
-    customer_tax_id = models.CharField("CPF/CNPJ", max_length=14)
-    phone_area = models.CharField(max_length=2)
-    phone_number = models.CharField(max_length=9)
-    street = models.CharField(max_length=160)
-    number = models.CharField(max_length=20)
-    complement = models.CharField(max_length=40, blank=True)
-    locality = models.CharField("district", max_length=60)
-    city = models.CharField(max_length=90)
-    region_code = models.CharField("state", max_length=2)
-    postal_code = models.CharField(max_length=8)
-    created_at = models.DateTimeField(auto_now_add=True)
+    customer_name = models.CharField(_("full name"), max_length=120)
+    customer_email = models.EmailField(_("e-mail"), max_length=255)
+    customer_tax_id = models.CharField(_("CPF/CNPJ"), max_length=14)
+    phone_area = models.CharField(_("area code"), max_length=2)
+    phone_number = models.CharField(_("phone number"), max_length=9)
+    street = models.CharField(_("street"), max_length=160)
+    number = models.CharField(_("number"), max_length=20)
+    complement = models.CharField(_("complement"), max_length=40, blank=True)
+    locality = models.CharField(_("district"), max_length=60)
+    city = models.CharField(_("city"), max_length=90)
+    region_code = models.CharField(_("state"), max_length=2)
+    postal_code = models.CharField(_("CEP"), max_length=8)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ("-created_at", "-pk")
+        verbose_name = _("purchase")
+        verbose_name_plural = _("purchases")
 
     def __str__(self) -> str:
-        return f"Purchase #{self.pk}"
+        return _("Purchase #%(number)s") % {"number": self.pk}
 
     def get_absolute_url(self) -> str:
         return reverse("shop:status", args=[self.reference])
@@ -91,14 +100,20 @@ class Purchase(models.Model):
 
 
 class PurchaseLine(models.Model):
-    purchase = models.ForeignKey(Purchase, on_delete=models.CASCADE, related_name="lines")
-    product = models.ForeignKey(Product, null=True, on_delete=models.SET_NULL)
-    name = models.CharField(max_length=200)
-    unit_amount = models.PositiveIntegerField("unit price (cents)")
-    quantity = models.PositiveIntegerField()
+    purchase = models.ForeignKey(
+        Purchase, on_delete=models.CASCADE, related_name="lines", verbose_name=_("purchase")
+    )
+    product = models.ForeignKey(
+        Product, null=True, on_delete=models.SET_NULL, verbose_name=_("product")
+    )
+    name = models.CharField(_("name"), max_length=200)
+    unit_amount = models.PositiveIntegerField(_("unit price (cents)"))
+    quantity = models.PositiveIntegerField(_("quantity"))
 
     class Meta:
         ordering = ("pk",)
+        verbose_name = _("line")
+        verbose_name_plural = _("lines")
 
     def __str__(self) -> str:
         return f"{self.quantity} x {self.name}"

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from django_orderpay import payloads, services
 from django_orderpay.models import Charge, ChargeStatus, Deeplink, Order, OrderStatus
@@ -27,15 +29,15 @@ MOBILE_USER_AGENT = re.compile(r"Mobi|Android|iPhone|iPad|iPod|Opera Mini|IEMobi
 WAITING_APP = "WAITING_APP"
 UNPAID = "UNPAID"
 LABELS = {
-    UNPAID: "Not paid yet",
-    WAITING_APP: "Waiting for payment in the PagBank app",
-    OrderStatus.CREATED: "Not paid yet",
-    OrderStatus.WAITING: "Waiting for payment",
-    OrderStatus.IN_ANALYSIS: "Payment in analysis",
-    OrderStatus.AUTHORIZED: "Payment authorized",
-    OrderStatus.PAID: "Paid",
-    OrderStatus.DECLINED: "Payment declined",
-    OrderStatus.CANCELED: "Payment canceled",
+    UNPAID: gettext_lazy("Not paid yet"),
+    WAITING_APP: gettext_lazy("Waiting for payment in the PagBank app"),
+    OrderStatus.CREATED: gettext_lazy("Not paid yet"),
+    OrderStatus.WAITING: gettext_lazy("Waiting for payment"),
+    OrderStatus.IN_ANALYSIS: gettext_lazy("Payment in analysis"),
+    OrderStatus.AUTHORIZED: gettext_lazy("Payment authorized"),
+    OrderStatus.PAID: gettext_lazy("Paid"),
+    OrderStatus.DECLINED: gettext_lazy("Payment declined"),
+    OrderStatus.CANCELED: gettext_lazy("Payment canceled"),
 }
 #: Where the shopper may (still, or again) pay.
 PAYABLE = frozenset({UNPAID, WAITING_APP, OrderStatus.DECLINED})
@@ -123,7 +125,7 @@ class PaymentState:
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.status, self.status.replace("_", " ").capitalize())
+        return str(LABELS.get(self.status, self.status.replace("_", " ").capitalize()))
 
     @property
     def settled(self) -> bool:
@@ -139,30 +141,48 @@ class PaymentState:
 
     @property
     def detail(self) -> str:
-        """One sentence for the shopper: the card used, or why it was declined."""
+        """One sentence for the shopper: the card used, or why it was declined.
+
+        Sentences are whole msgids (no English pieces glued together), so each
+        language can order its words.
+        """
         charge = self.charge
         if charge is None:
             if self.status == WAITING_APP:
-                return "Open the PagBank app to pay; this page updates when the payment arrives."
+                return _("Open the PagBank app to pay; this page updates when the payment arrives.")
             return ""
         if charge.status == ChargeStatus.DECLINED:
-            message = charge.payment_response_message or "declined"
-            code = f" ({charge.payment_response_code})" if charge.payment_response_code else ""
-            return f"The payment was declined: {message}{code}. You may try another card."
+            message = charge.payment_response_message or _("declined")
+            if charge.payment_response_code:
+                message = f"{message} ({charge.payment_response_code})"
+            return _("The payment was declined: %(reason)s. You may try another card.") % {
+                "reason": message
+            }
+        how = self._how_paid(charge)
+        if charge.status == ChargeStatus.PAID:
+            if charge.installments > 1:
+                return _("Paid%(how)s in %(count)d installments.") % {
+                    "how": how,
+                    "count": charge.installments,
+                }
+            return _("Paid%(how)s.") % {"how": how}
+        if charge.status == ChargeStatus.IN_ANALYSIS:
+            return _(
+                "The payment%(how)s is being analysed; this page updates when it is decided."
+            ) % {"how": how}
+        return f"{LABELS.get(charge.status, charge.status)}{how}."
+
+    def _how_paid(self, charge: Charge) -> str:
+        """`` with Visa •••• 1111``, `` in the PagBank app``, both, or nothing."""
         card = ""
         if charge.card_last_digits:
-            brand = (charge.card_brand or "card").capitalize()
-            card = f" with {brand} •••• {charge.card_last_digits}"
+            card = _(" with %(brand)s •••• %(last_digits)s") % {
+                "brand": (charge.card_brand or _("card")).capitalize(),
+                "last_digits": charge.card_last_digits,
+            }
         if self.deeplink is not None:
-            card = " in the PagBank app" + card
-        if charge.status == ChargeStatus.PAID:
-            installments = (
-                f" in {charge.installments} installments" if charge.installments > 1 else ""
-            )
-            return f"Paid{card}{installments}."
-        if charge.status == ChargeStatus.IN_ANALYSIS:
-            return f"The payment{card} is being analysed; this page updates when it is decided."
-        return f"{LABELS.get(charge.status, charge.status)}{card}."
+            return _(" in the PagBank app%(card)s") % {"card": card}
+        return card
 
     def as_json(self) -> dict[str, object]:
         return {

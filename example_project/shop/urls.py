@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.views import LogoutView
 from django.urls import path
+from django.views.i18n import set_language
 
 from . import views
 
@@ -27,4 +28,6 @@ urlpatterns = [
     ),
     path("accounts/login/", views.ShopLoginView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="shop:products"), name="logout"),
+    # Django's own view: remembers the choice in a cookie, then back to ``next``.
+    path("language/", set_language, name="set_language"),
 ]

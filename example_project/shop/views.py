@@ -10,6 +10,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -25,12 +26,14 @@ from django_orderpay.forms import (
 )
 
 from .cart import Cart
-from .forms import CheckoutForm, QuantityForm
+from .forms import CartLineForm, CheckoutForm, QuantityForm
 from .models import Product, Purchase, PurchaseLine
 from .payments import app_order, card_order, is_mobile, payment_state
 
 #: Environments with a deeplink pay simulator (the provider's sandbox, the emulator).
 SIMULATED_ENVIRONMENTS = ("sandbox", "emulator")
+#: The languages the shop is written in (the footer offers them).
+SHOP_LANGUAGES = ("en", "pt-br")
 
 
 def _page(
@@ -38,6 +41,7 @@ def _page(
 ) -> HttpResponse:
     context.setdefault("cart_count", Cart(request.session).count)
     context.setdefault("emulator_mode", get_settings().environment == "emulator")
+    context.setdefault("shop_languages", SHOP_LANGUAGES)
     return render(request, template, context, status=status)
 
 
@@ -52,19 +56,20 @@ def cart_add(request: HttpRequest, product_id: int) -> HttpResponse:
     form = QuantityForm(request.POST or {"quantity": 1})
     quantity = form.cleaned_data["quantity"] if form.is_valid() else 1
     Cart(request.session).add(product, max(quantity, 1))
-    messages.success(request, f"{product.name} is in your cart.")
+    messages.success(request, _("%(product)s is in your cart.") % {"product": product.name})
     return redirect("shop:cart")
 
 
 def cart(request: HttpRequest) -> HttpResponse:
     basket = Cart(request.session)
     if request.method == "POST":
-        product = get_object_or_404(Product, pk=request.POST.get("product"))
-        form = QuantityForm(request.POST)
+        form = CartLineForm(request.POST)
         if form.is_valid():
-            basket.set(product, form.cleaned_data["quantity"])
+            basket.set(form.cleaned_data["product"], form.cleaned_data["quantity"])
         else:
-            messages.error(request, f"Quantity: {form.errors['quantity'][0]}")
+            for name, errors in form.errors.items():
+                label = form.fields[name].label or name.capitalize()
+                messages.error(request, f"{label}: {errors[0]}")
         return redirect("shop:cart")
     lines = basket.lines()
     total = sum(line.subtotal for line in lines)
@@ -88,7 +93,7 @@ def checkout(request: HttpRequest) -> HttpResponse:
     basket = Cart(request.session)
     lines = basket.lines()
     if not lines:
-        messages.info(request, "Your cart is empty.")
+        messages.info(request, _("Your cart is empty."))
         return redirect("shop:cart")
     form = CheckoutForm(request.POST or None, initial=_previous_details(request))
     if request.method == "POST" and form.is_valid():
@@ -142,7 +147,8 @@ def _unless_payable(request: HttpRequest, purchase: Purchase) -> HttpResponse | 
     state = payment_state(purchase)
     if state.payable:
         return None
-    messages.info(request, f"This purchase cannot be paid now: {state.label.lower()}.")
+    text = _("This purchase cannot be paid now: %(status)s.") % {"status": state.label.lower()}
+    messages.info(request, text)
     return redirect(purchase)
 
 
@@ -205,14 +211,16 @@ def pay_in_app(request: HttpRequest, reference: str) -> HttpResponse:
     if refusal is not None:
         return refusal
     if not is_mobile(request):
-        messages.error(request, "Paying in the PagBank app needs a phone or tablet.")
+        messages.error(request, _("Paying in the PagBank app needs a phone or tablet."))
         return redirect("shop:pay", reference=reference)
     # Where the app sends the payer back once paid.
     redirect_url = request.build_absolute_uri(purchase.get_absolute_url())
     try:
         app_order(purchase, request.user, redirect_url)
     except OrderPayError as error:
-        messages.error(request, f"The payment in the app could not be prepared: {error}")
+        messages.error(
+            request, _("The payment in the app could not be prepared: %(error)s") % {"error": error}
+        )
         return redirect("shop:pay", reference=reference)
     return redirect(purchase)
 
@@ -223,13 +231,14 @@ def simulate_app_payment(request: HttpRequest, reference: str) -> HttpResponse:
     purchase = _purchase(reference)
     state = payment_state(purchase)
     if get_settings().environment not in SIMULATED_ENVIRONMENTS or state.deeplink is None:
-        messages.error(request, "There is no payment in the app to simulate here.")
+        messages.error(request, _("There is no payment in the app to simulate here."))
         return redirect(purchase)
     outcome = "DECLINED" if request.POST.get("outcome") == "DECLINED" else "PAID"
     try:
         services.simulate_deeplink_payment(state.order, status=outcome)
     except OrderPayError as error:
-        messages.error(request, f"The app payment was not simulated: {error}")
+        text = _("The app payment was not simulated: %(error)s") % {"error": error}
+        messages.error(request, text)
         return redirect(purchase)
     # As the app does: back to the redirect_url the order was created with.
     return redirect(state.deeplink.redirect_url or purchase.get_absolute_url())
@@ -258,3 +267,12 @@ class ShopLoginView(LoginView):
     template_name = "shop/login.html"
     redirect_authenticated_user = True
     next_page = "shop:products"
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context.update(
+            cart_count=Cart(self.request.session).count,
+            emulator_mode=get_settings().environment == "emulator",
+            shop_languages=SHOP_LANGUAGES,
+        )
+        return context
