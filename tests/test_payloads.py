@@ -10,15 +10,12 @@ import pytest
 
 from django_orderpay.exceptions import ValidationError
 from django_orderpay.payloads import (
-    Address,
     Amount,
     Card,
     Charge,
-    Customer,
     DeepLink,
     Holder,
     Item,
-    Order,
     PaymentMethod,
     PayRequest,
     Phone,
@@ -31,57 +28,13 @@ from django_orderpay.payloads import (
     validate_order_dict,
     validate_pay_dict,
 )
+from django_orderpay.testing import samples
+from tests.payloads_support import CARD_NUMBER, address, charge, customer, order, raw_card
 
-CARD_NUMBER = "4111111111111111"
 SANDBOX_VISA = "4539620659922097"
 ENCRYPTED = "V2lkZ2V0cyBhcmUgbm90IGNhcmRz" + "A" * 300 + "=="
 ACCOUNT_A = "ACCO_11111111-2222-3333-4444-555555555555"
 ACCOUNT_B = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
-
-# samples.md, "Create order, one step, raw card, store": the request body.
-SAMPLE_CREATE = {
-    "reference_id": "ex-00001",
-    "customer": {
-        "name": "Jose da Silva",
-        "email": "jose@example.com",
-        "tax_id": "12345678909",
-        "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-    },
-    "items": [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-    "shipping": {
-        "address": {
-            "street": "Avenida Brigadeiro Faria Lima",
-            "number": "1384",
-            "complement": "apto 12",
-            "locality": "Pinheiros",
-            "city": "Sao Paulo",
-            "region_code": "SP",
-            "country": "BRA",
-            "postal_code": "01452002",
-        }
-    },
-    "notification_urls": ["https://shop.example.com/orderpay/notifications/"],
-    "charges": [
-        {
-            "reference_id": "ch-00001",
-            "description": "Pedido ex-00001",
-            "amount": {"value": 500, "currency": "BRL"},
-            "payment_method": {
-                "type": "CREDIT_CARD",
-                "installments": 1,
-                "capture": True,
-                "card": {
-                    "number": "4111111111111111",
-                    "exp_month": "12",
-                    "exp_year": "2030",
-                    "security_code": "123",
-                    "holder": {"name": "Jose da Silva", "tax_id": "12345678909"},
-                    "store": True,
-                },
-            },
-        }
-    ],
-}
 
 # samples.md, "Pay with a split": the request body (receivers' amounts as strings).
 SAMPLE_SPLIT_PAY = {
@@ -108,56 +61,6 @@ SAMPLE_SPLIT_PAY = {
 }
 
 
-def customer() -> Customer:
-    return Customer(
-        name="Jose da Silva",
-        email="jose@example.com",
-        tax_id="12345678909",
-        phones=[Phone(area="11", number="999999999")],
-    )
-
-
-def address() -> Address:
-    return Address(
-        street="Avenida Brigadeiro Faria Lima",
-        number="1384",
-        complement="apto 12",
-        locality="Pinheiros",
-        city="Sao Paulo",
-        region_code="SP",
-        postal_code="01452002",
-    )
-
-
-def raw_card(**changes) -> Card:
-    card = Card.raw(
-        CARD_NUMBER, 12, 2030, "123", Holder("Jose da Silva", "12345678909"), store=True
-    )
-    return dataclasses.replace(card, **changes)
-
-
-def charge(card: Card | None = None, **changes) -> Charge:
-    built = Charge(
-        reference_id="ch-00001",
-        description="Pedido ex-00001",
-        amount=500,
-        payment_method=PaymentMethod(card=card or raw_card()),
-    )
-    return dataclasses.replace(built, **changes)
-
-
-def order(**changes) -> Order:
-    built = Order(
-        reference_id="ex-00001",
-        customer=customer(),
-        items=[Item(reference_id="sku-1", name="Camiseta", quantity=1, unit_amount=500)],
-        shipping=Shipping(address()),
-        notification_urls=["https://shop.example.com/orderpay/notifications/"],
-        charges=[charge()],
-    )
-    return dataclasses.replace(built, **changes)
-
-
 def paths_of(call) -> list[str]:
     with pytest.raises(ValidationError) as caught:
         call()
@@ -168,7 +71,7 @@ def paths_of(call) -> list[str]:
 
 
 def test_create_order_one_step_raw_card_store_matches_the_sample():
-    assert order().to_dict() == SAMPLE_CREATE
+    assert order().to_dict() == samples.order_request()
 
 
 def test_pay_with_a_fixed_split_matches_the_sample():
@@ -579,7 +482,7 @@ def test_money_as_float_or_decimal_is_refused_naming_the_field_never_rounded(mon
 
 @pytest.mark.parametrize("money", MONEY)
 def test_money_as_float_or_decimal_in_a_dict_is_refused_too(money):
-    body = copy.deepcopy(SAMPLE_CREATE)
+    body = samples.order_request()
     body["charges"][0]["amount"]["value"] = money
     body["items"][0]["unit_amount"] = money
 
@@ -616,13 +519,13 @@ def test_a_subsequent_charge_without_its_reference_is_not_blocked():
 
 
 def test_the_sample_dicts_validate_and_round_trip():
-    assert validate_order_dict(copy.deepcopy(SAMPLE_CREATE)) == SAMPLE_CREATE
+    assert validate_order_dict(samples.order_request()) == samples.order_request()
     assert validate_pay_dict(copy.deepcopy(SAMPLE_SPLIT_PAY)) == SAMPLE_SPLIT_PAY
-    assert order_from_dict(SAMPLE_CREATE) == order()
+    assert order_from_dict(samples.order_request()) == order()
 
 
 def test_store_is_accepted_inside_payment_method_in_a_dict():
-    body = copy.deepcopy(SAMPLE_CREATE)
+    body = samples.order_request()
     del body["charges"][0]["payment_method"]["card"]["store"]
     body["charges"][0]["payment_method"]["store"] = True
     built = order_from_dict(body)
@@ -631,7 +534,7 @@ def test_store_is_accepted_inside_payment_method_in_a_dict():
 
 
 def test_a_deeplink_order_dict():
-    body = copy.deepcopy(SAMPLE_CREATE)
+    body = samples.order_request()
     del body["charges"]
     body["deep_links"] = [{"amount": {"value": 1500}, "redirect_url": "myshop://orders/ex-00002"}]
     assert validate_order_dict(body) == body
@@ -640,7 +543,7 @@ def test_a_deeplink_order_dict():
 
 
 def test_dict_shape_errors_are_named():
-    body = copy.deepcopy(SAMPLE_CREATE)
+    body = samples.order_request()
     body["customer"]["phones"] = {"area": "11"}
     body["items"][0]["price"] = 5
     body["charges"][0]["payment_method"]["card"]["brand"] = "visa"
@@ -688,7 +591,7 @@ def test_a_dict_receiver_amount_may_be_an_integer():
 
 
 def test_a_dict_with_a_raw_sandbox_card_keeps_it_out_of_errors():
-    body = copy.deepcopy(SAMPLE_CREATE)
+    body = samples.order_request()
     body["charges"][0]["payment_method"]["card"]["number"] = SANDBOX_VISA
     body["charges"][0]["payment_method"]["card"]["exp_month"] = 12
     with pytest.raises(ValidationError) as caught:

@@ -33,6 +33,7 @@ from django_orderpay.sync import (
     sync_split,
     sync_transaction,
 )
+from django_orderpay.testing import samples
 from django_orderpay.testing.provider_json import (
     card_json,
     charge_json,
@@ -44,108 +45,10 @@ from django_orderpay.testing.provider_json import (
 
 pytestmark = pytest.mark.django_db
 
-BASE = "https://sandbox.api.pagseguro.com"
-
-# The one-step create answer of /work/shared/samples.md, field for field.
-SAMPLE_CREATE_RESPONSE = {
-    "id": "ORDE_0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0",
-    "reference_id": "ex-00001",
-    "created_at": "2026-11-21T14:05:31.482-03:00",
-    "customer": {
-        "name": "Jose da Silva",
-        "email": "jose@example.com",
-        "tax_id": "12345678909",
-        "phones": [{"type": "MOBILE", "country": "55", "area": "11", "number": "999999999"}],
-    },
-    "items": [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-    "shipping": {
-        "address": {
-            "street": "Avenida Brigadeiro Faria Lima",
-            "number": "1384",
-            "complement": "apto 12",
-            "locality": "Pinheiros",
-            "city": "Sao Paulo",
-            "region_code": "SP",
-            "country": "BRA",
-            "postal_code": "01452002",
-        }
-    },
-    "charges": [
-        {
-            "id": "CHAR_1A2B3C4D-5E6F-7081-92A3-B4C5D6E7F809",
-            "reference_id": "ch-00001",
-            "status": "PAID",
-            "created_at": "2026-11-21T14:05:31.611-03:00",
-            "paid_at": "2026-11-21T14:05:32.000-03:00",
-            "description": "Pedido ex-00001",
-            "amount": {
-                "value": 500,
-                "currency": "BRL",
-                "summary": {"total": 500, "paid": 500, "refunded": 0},
-            },
-            "payment_response": {
-                "code": "20000",
-                "message": "SUCESSO",
-                "reference": "032416400102",
-                "raw_data": {
-                    "authorization_code": "145803",
-                    "nsu": "032416400102",
-                    "reason_code": "00",
-                },
-            },
-            "payment_method": {
-                "type": "CREDIT_CARD",
-                "installments": 1,
-                "capture": True,
-                "card": {
-                    "id": "CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D",
-                    "brand": "visa",
-                    "first_digits": "411111",
-                    "last_digits": "1111",
-                    "exp_month": "12",
-                    "exp_year": "2030",
-                    "holder": {"name": "Jose da Silva"},
-                    "store": True,
-                },
-                "soft_descriptor": "LOJAEXEMPLO",
-            },
-            "links": [
-                {
-                    "rel": "SELF",
-                    "href": f"{BASE}/charges/CHAR_1A2B3C4D-5E6F-7081-92A3-B4C5D6E7F809",
-                    "media": "application/json",
-                    "type": "GET",
-                },
-                {
-                    "rel": "CHARGE.CANCEL",
-                    "href": f"{BASE}/charges/CHAR_1A2B3C4D-5E6F-7081-92A3-B4C5D6E7F809/cancel",
-                    "media": "application/json",
-                    "type": "POST",
-                },
-            ],
-        }
-    ],
-    "notification_urls": ["https://shop.example.com/orderpay/notifications/"],
-    "links": [
-        {
-            "rel": "SELF",
-            "href": f"{BASE}/orders/ORDE_0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0",
-            "media": "application/json",
-            "type": "GET",
-        },
-        {
-            "rel": "PAY",
-            "href": f"{BASE}/orders/ORDE_0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0/pay",
-            "media": "application/json",
-            "type": "POST",
-        },
-    ],
-}
-
 
 def sample_order() -> dict:
-    """A fresh deep copy of the samples.md create answer."""
-    return copy.deepcopy(SAMPLE_CREATE_RESPONSE)
+    """A fresh copy of the samples.md create answer."""
+    return samples.order_response()
 
 
 @pytest.fixture
@@ -624,7 +527,7 @@ def test_a_new_order_is_inserted_complete_in_one_statement():
     assert insert.startswith("INSERT")
     stored = Order.objects.get()
     assert stored.status == OrderStatus.PAID
-    assert stored.data == order.data == SAMPLE_CREATE_RESPONSE
+    assert stored.data == order.data == sample_order()
     assert stored.synced_at == order.synced_at
 
 

@@ -1,5 +1,7 @@
-"""The testing kit for shops: factories, provider JSON and the ``orderpay_emulator`` fixture.
+"""The testing kit for shops: samples, factories, provider JSON, the ``orderpay_emulator`` fixture.
 
+- :mod:`django_orderpay.testing.samples`: the wire samples' request and answer
+  bodies as fresh dicts (no Django needed);
 - :mod:`django_orderpay.testing.factories`: factory-boy factories for every model;
 - :mod:`django_orderpay.testing.provider_json`: provider answers to feed ``sync``;
 - :mod:`django_orderpay.testing.plugin`: the pytest plugin (on by itself once the
