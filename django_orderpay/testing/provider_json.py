@@ -15,8 +15,9 @@ from typing import Any
 from django.utils import timezone
 
 from ..models import PROVIDER_TIMEZONE, ChargeStatus, SplitMethod
+from . import samples
 
-BASE_URL = "https://sandbox.api.pagseguro.com"
+BASE_URL = samples.SANDBOX_URL
 
 
 def provider_id(prefix: str) -> str:
@@ -155,35 +156,17 @@ def order_json(
     """An Order answer (create, pay, GET, or a notification body)."""
     order_id = order_id or provider_id("ORDE_")
     href = f"{BASE_URL}/orders/{order_id}"
-    order: dict[str, Any] = {
-        "id": order_id,
-        "reference_id": reference_id,
-        "created_at": timestamp(created_at or timezone.now()),
-        "customer": {
-            "name": "Jose da Silva",
-            "email": "jose@example.com",
-            "tax_id": "12345678909",
-            "phones": [{"type": "MOBILE", "country": "55", "area": "11", "number": "999999999"}],
-        },
-        "items": items
-        if items is not None
-        else [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-        "shipping": {
-            "address": {
-                "street": "Avenida Brigadeiro Faria Lima",
-                "number": "1384",
-                "complement": "apto 12",
-                "locality": "Pinheiros",
-                "city": "Sao Paulo",
-                "region_code": "SP",
-                "country": "BRA",
-                "postal_code": "01452002",
-            }
-        },
-        "charges": charges or [],
-        "notification_urls": ["https://shop.example.com/orderpay/notifications/"],
-        "links": [link("SELF", href), link("PAY", f"{href}/pay", "POST")],
-    }
+    # The samples' answer (its customer, items, shipping), with these ids and times.
+    order = samples.order_response(
+        BASE_URL,
+        id=order_id,
+        reference_id=reference_id,
+        created_at=timestamp(created_at or timezone.now()),
+        charges=charges or [],
+        links=[link("SELF", href), link("PAY", f"{href}/pay", "POST")],
+    )
+    if items is not None:
+        order["items"] = items
     if deep_link is not None:
         order["deep_links"] = [deep_link]
     return order
