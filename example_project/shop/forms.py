@@ -53,8 +53,10 @@ class CheckoutForm(forms.ModelForm):
         help_text=_("Digits, with or without dots and dashes."),
     )
     postal_code = forms.CharField(label=_("CEP"), max_length=9)
+    # No state preselected: a shopper who skips it is asked, not shipped to Acre.
     region_code = forms.ChoiceField(
-        label=_("State"), choices=[(code, code) for code in sorted(rules.BRAZILIAN_STATES)]
+        label=_("State"),
+        choices=[("", "---------")] + [(code, code) for code in sorted(rules.BRAZILIAN_STATES)],
     )
 
     class Meta:

@@ -276,6 +276,60 @@ def test_status_page_updates_when_the_notification_arrives(shopper, shop, traffi
     traffic.assert_no_card_data()
 
 
+# --- in Brazilian Portuguese -------------------------------------------------------------
+
+
+@pytest.fixture
+def brazilian(browser: Browser, traffic: Traffic) -> Iterator[Page]:
+    """A shopper whose browser asks for Brazilian Portuguese (Accept-Language pt-BR)."""
+    context = browser.new_context(locale="pt-BR", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("request", traffic.record_browser)
+    yield page
+    context.close()
+
+
+def test_checkout_in_brazilian_portuguese(brazilian, shop, traffic):
+    page = brazilian
+    page.goto(shop.url + "/")
+    page.locator("[data-product=camiseta] button", has_text="Adicionar ao carrinho").click()
+    expect(page.get_by_test_id("cart-total")).to_have_text("R$ 59,90")
+    page.get_by_role("link", name="Finalizar compra").click()
+    for selector, value in CUSTOMER.items():
+        page.fill(selector, value)
+    page.select_option("#id_region_code", "SP")
+    page.get_by_role("button", name="Continuar para o pagamento").click()
+    expect(page.get_by_role("heading", name="Pagar com cartão")).to_be_visible()
+    expect(page.get_by_label("Número do cartão")).to_be_visible()
+    type_card(page, APPROVED, month="13", year="30")
+
+    page.get_by_role("button", name="Pagar R$ 59,90").click()
+
+    # checkout.js shows the SDK's errors in the page's language, and posts nothing.
+    expect(page.locator("[data-orderpay-error-for=exp_month]")).to_have_text(
+        "Confira o mês de validade: de 01 a 12."
+    )
+    expect(page.locator("[data-orderpay-error-for=exp_year]")).to_have_text(
+        "Confira o ano de validade: quatro dígitos, como 2030."
+    )
+    screenshot(page, "checkout-errors-pt-br")
+    assert traffic.posts("/pay/card/") == []
+
+    page.fill("[data-orderpay-field=exp_month]", "12")
+    page.fill("[data-orderpay-field=exp_year]", "2030")
+    page.select_option("[name=installments]", "2")
+    screenshot(page, "checkout-pt-br")
+    page.get_by_role("button", name="Pagar R$ 59,90").click()
+
+    expect(status_label(page)).to_have_text("Pago")
+    expect(page.get_by_test_id("status-detail")).to_have_text(
+        "Pago com Visa •••• 2097 em 2 parcelas."
+    )
+    screenshot(page, "status-paid-pt-br")
+    traffic.assert_no_card_data()
+
+
 # --- saved card --------------------------------------------------------------------------
 
 
@@ -427,6 +481,7 @@ def test_the_demo_takes_a_card_and_its_status_page_follows_the_notification(
     page.get_by_role("link", name="Checkout").click()
     for selector, value in CUSTOMER.items():
         page.fill(selector, value)
+    page.select_option("#id_region_code", "SP")
     page.get_by_role("button", name="Continue to payment").click()
     type_card(page, IN_ANALYSIS_CARD)
     page.get_by_test_id("pay-card").click()
