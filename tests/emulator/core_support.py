@@ -7,7 +7,6 @@ emulator mounted by the transport adapter (no socket), payloads shaped as
 
 from __future__ import annotations
 
-import copy
 import re
 import threading
 from typing import Any
@@ -17,6 +16,8 @@ import requests
 
 from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.transport import mount
+from django_orderpay.testing import samples
+from django_orderpay.testing.samples import OMIT
 
 TOKEN_A = "token-merchant-a"
 TOKEN_B = "token-merchant-b"
@@ -24,7 +25,7 @@ ACCOUNT_A = "ACCO_11111111-2222-3333-4444-555555555555"
 ACCOUNT_B = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
 ACCOUNT_C = "ACCO_0A0B0C0D-1111-2222-3333-444444444444"
 BASE_URL = "http://emulator.orderpay.test/api"
-NOTIFY_URL = "https://shop.example.com/orderpay/notifications/"
+[NOTIFY_URL] = samples.order_request()["notification_urls"]
 
 UUID = r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
 ORDER_ID = re.compile(rf"^ORDE_{UUID}$")
@@ -34,26 +35,9 @@ SPLIT_ID = re.compile(rf"^SPLI_{UUID}$")
 ACCOUNT_ID = re.compile(rf"^ACCO_{UUID}$")
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+[+-]\d{2}:\d{2}$")
 
-CUSTOMER = {
-    "name": "Jose da Silva",
-    "email": "jose@example.com",
-    "tax_id": "12345678909",
-    "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-}
-ITEMS = [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}]
-SHIPPING = {
-    "address": {
-        "street": "Avenida Brigadeiro Faria Lima",
-        "number": "1384",
-        "complement": "apto 12",
-        "locality": "Pinheiros",
-        "city": "Sao Paulo",
-        "region_code": "SP",
-        "country": "BRA",
-        "postal_code": "01452002",
-    }
-}
-HOLDER = {"name": "Jose da Silva", "tax_id": "12345678909"}
+CUSTOMER = samples.customer()
+ITEMS = samples.items()
+SHIPPING = samples.shipping()
 
 
 class Recorder:
@@ -139,43 +123,26 @@ def api(emulator: Emulator) -> Api:
 
 
 def raw_card(number: str = "4111111111111111", **overrides: Any) -> dict[str, Any]:
-    card = {
-        "number": number,
-        "exp_month": "12",
-        "exp_year": "2030",
-        "security_code": "123",
-        "holder": dict(HOLDER),
-    }
-    card.update(overrides)
-    return card
+    """The sample's card, not stored; ``None`` in ``overrides`` sends ``null``."""
+    return samples.card(**{"number": number, "store": OMIT, **overrides})
 
 
 def charge_payload(card: dict[str, Any] | None = None, **overrides: Any) -> dict[str, Any]:
     """One ``charges[]`` entry; ``capture``/``store``/``installments`` go into payment_method."""
-    method: dict[str, Any] = {"type": "CREDIT_CARD", "installments": 1, "capture": True}
+    charge = samples.charge_request()
+    method = charge["payment_method"]
+    del method["card"]  # put back last, after what the overrides add
     for key in ("capture", "store", "installments", "soft_descriptor", "type"):
         if key in overrides:
             method[key] = overrides.pop(key)
     method["card"] = raw_card() if card is None else card
-    charge: dict[str, Any] = {
-        "reference_id": "ch-00001",
-        "description": "Pedido ex-00001",
-        "amount": {"value": 500, "currency": "BRL"},
-        "payment_method": method,
-    }
     charge.update(overrides)
     return charge
 
 
 def order_payload(**overrides: Any) -> dict[str, Any]:
-    """The sample's order (no charges unless given)."""
-    order: dict[str, Any] = {
-        "reference_id": "ex-00001",
-        "customer": copy.deepcopy(CUSTOMER),
-        "items": copy.deepcopy(ITEMS),
-        "shipping": copy.deepcopy(SHIPPING),
-        "notification_urls": [NOTIFY_URL],
-    }
+    """The sample's order (no charges unless given); ``None`` leaves a field out."""
+    order = samples.order_request(charges=OMIT)
     order.update(overrides)
     return {key: value for key, value in order.items() if value is not None}
 

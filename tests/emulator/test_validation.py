@@ -8,26 +8,11 @@ import pytest
 
 from django_orderpay.emulator import validation as v
 from django_orderpay.emulator.errors import ProviderError
+from django_orderpay.testing import samples
 
-CUSTOMER = {
-    "name": "Jose da Silva",
-    "email": "jose@example.com",
-    "tax_id": "12345678909",
-    "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-}
-ITEMS = [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}]
-SHIPPING = {
-    "address": {
-        "street": "Avenida Brigadeiro Faria Lima",
-        "number": "1384",
-        "complement": "apto 12",
-        "locality": "Pinheiros",
-        "city": "Sao Paulo",
-        "region_code": "SP",
-        "country": "BRA",
-        "postal_code": "01452002",
-    }
-}
+CUSTOMER = samples.customer()
+ITEMS = samples.items()
+SHIPPING = samples.shipping()
 
 
 def error_of(call, *args, **kwargs) -> tuple[str, str | None]:
@@ -59,9 +44,9 @@ def test_the_samples_objects_are_valid():
     v.validate_customer(CUSTOMER, "customer")
     v.validate_items(ITEMS, "items")
     v.validate_shipping(SHIPPING, "shipping")
-    assert v.validate_amount({"value": 500, "currency": "BRL"}, "charges[0].amount") == 500
-    v.validate_holder({"name": "Jose da Silva", "tax_id": "12345678909"}, "holder")
-    v.validate_notification_urls(["https://shop.example.com/orderpay/notifications/"])
+    assert v.validate_amount(samples.charge_request()["amount"], "charges[0].amount") == 500
+    v.validate_holder(samples.card()["holder"], "holder")
+    v.validate_notification_urls(samples.order_request()["notification_urls"])
 
 
 @pytest.mark.parametrize(
