@@ -9,6 +9,7 @@ from __future__ import annotations
 import gettext
 import html
 import json
+import logging
 import os
 import re
 import runpy
@@ -19,7 +20,9 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.apps import apps
 from django.contrib.auth import authenticate
+from django.core import serializers
 from django.core.management import call_command
 from django.urls import reverse
 
@@ -759,3 +762,33 @@ def test_garbage_elsewhere_in_the_shop(strict_client, products, shop):
         strict_client.get("/shop/orders/not-a-uuid/"),
     ]
     assert [r.status_code for r in answers] == [302] * 6 + [200, 200, 404]
+
+
+# --- no card data kept ---------------------------------------------------------------------
+
+
+def test_no_card_data_reaches_the_database_or_the_log(client, products, shop, maria, caplog):
+    caplog.set_level(logging.DEBUG)
+    client.force_login(maria)
+    purchase = check_out(client, products)
+    blob = encrypted(APPROVED)
+
+    client.post(
+        reverse("shop:pay_card", args=[purchase.reference]),
+        {"encrypted_card": blob, "installments": "2", "save_card": "on"},
+    )
+    shop.deliver_notifications(client)
+    assert status_json(client, purchase)["status"] == "PAID"
+    assert CardToken.objects.filter(user=maria).count() == 1
+
+    # Every row of every table (sessions and the delivery log included), as JSON.
+    stored = "".join(
+        serializers.serialize("json", model._base_manager.all()) for model in apps.get_models()
+    )
+    assert CardToken.objects.get().provider_id in stored  # the dump holds the payment's rows
+    for secret in (APPROVED, blob, blob[:40]):
+        assert secret not in stored
+        assert secret not in caplog.text
+    assert '"security_code"' not in stored and "security_code" not in caplog.text
+    # The log was looked at for real: the payment's provider calls are in it.
+    assert any(record.name.startswith("django_orderpay") for record in caplog.records)
