@@ -6,49 +6,25 @@ to the emulator on 127.0.0.1, never a mock of our own code.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
+
+from django_orderpay.testing import samples
+from django_orderpay.testing.samples import OMIT
 
 APPROVED_VISA = "4111111111111111"
 DECLINED_VISA = "4929291898380766"
 APPROVED_ELO = "4514161122113757"
 CVV = "123"
 OTHER_ACCOUNT = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
-NOTIFY_URL = "https://shop.example.com/orderpay/notifications/"
-
-CUSTOMER = {
-    "name": "Jose da Silva",
-    "email": "jose@example.com",
-    "tax_id": "12345678909",
-    "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-}
-SHIPPING = {
-    "address": {
-        "street": "Avenida Brigadeiro Faria Lima",
-        "number": "1384",
-        "complement": "apto 12",
-        "locality": "Pinheiros",
-        "city": "Sao Paulo",
-        "region_code": "SP",
-        "country": "BRA",
-        "postal_code": "01452002",
-    }
-}
+[NOTIFY_URL] = samples.order_request()["notification_urls"]
 
 
 def raw_card(number: str = APPROVED_VISA, **extra: Any) -> dict[str, Any]:
-    """``payment_method.card`` with the full card data."""
-    card = {
-        "number": number,
-        "exp_month": "12",
-        "exp_year": "2030",
-        "security_code": CVV,
-        "holder": {"name": "Jose da Silva"},
-    }
-    card.update(extra)
-    return card
+    """``payment_method.card`` with the full card data (the holder's name only), not stored."""
+    fields = {"number": number, "security_code": CVV, "holder": {"name": "Jose da Silva"}}
+    return samples.card(**{**fields, "store": OMIT, **extra})
 
 
 def charge(
@@ -59,16 +35,14 @@ def charge(
     **extra: Any,
 ) -> dict[str, Any]:
     """One ``charges[]`` entry paid by credit card."""
-    entry = {
-        "description": "Pedido de teste",
-        "amount": {"value": amount, "currency": "BRL"},
-        "payment_method": {
-            "type": "CREDIT_CARD",
-            "installments": 1,
-            "capture": capture,
-            "card": card if card is not None else raw_card(),
-        },
-    }
+    entry = samples.charge_request(
+        reference_id=OMIT,
+        description="Pedido de teste",
+        amount={"value": amount, "currency": "BRL"},
+        payment_method=samples.payment_method(
+            capture=capture, card=card if card is not None else raw_card()
+        ),
+    )
     entry.update(extra)
     return entry
 
@@ -81,11 +55,10 @@ def order_payload(
     unit_amount: int = 500,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A create-order body as the samples show it; no charges unless given."""
-    body: dict[str, Any] = {
-        "reference_id": reference_id,
-        "customer": copy.deepcopy(CUSTOMER),
-        "items": [
+    """A create-order body as the samples show it, ``items`` Camisetas; no charges unless given."""
+    body = samples.order_request(
+        reference_id=reference_id,
+        items=[
             {
                 "reference_id": f"sku-{n}",
                 "name": f"Camiseta {n}",
@@ -94,9 +67,8 @@ def order_payload(
             }
             for n in range(1, items + 1)
         ],
-        "shipping": copy.deepcopy(SHIPPING),
-        "notification_urls": [NOTIFY_URL],
-    }
+        charges=OMIT,
+    )
     if charges is not None:
         body["charges"] = charges
     body.update(extra)
