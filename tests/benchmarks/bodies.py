@@ -1,9 +1,12 @@
-"""The create-order body the benchmarks send: one raw-card charge, shaped as the samples."""
+"""The create-order body the benchmarks send: one raw-card charge, the samples' body."""
 
 from __future__ import annotations
 
 import itertools
 from typing import Any
+
+from django_orderpay.testing import samples
+from django_orderpay.testing.samples import OMIT
 
 #: A Visa test card the emulator approves.
 APPROVED_VISA = "4111111111111111"
@@ -18,48 +21,20 @@ def next_reference_id(prefix: str) -> str:
 
 
 def order_body(reference_id: str) -> dict[str, Any]:
-    """``POST /orders`` paid at once by a raw Visa card: PAID at the emulator."""
-    return {
-        "reference_id": reference_id,
-        "customer": {
-            "name": "Jose da Silva",
-            "email": "jose@example.com",
-            "tax_id": "12345678909",
-            "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-        },
-        "items": [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-        "shipping": {
-            "address": {
-                "street": "Avenida Brigadeiro Faria Lima",
-                "number": "1384",
-                "complement": "apto 12",
-                "locality": "Pinheiros",
-                "city": "Sao Paulo",
-                "region_code": "SP",
-                "country": "BRA",
-                "postal_code": "01452002",
-            }
-        },
-        "charges": [
-            {
-                "reference_id": "ch-1",
-                "description": "Pedido de teste",
-                "amount": {"value": 500, "currency": "BRL"},
-                "payment_method": {
-                    "type": "CREDIT_CARD",
-                    "installments": 1,
-                    "capture": True,
-                    "card": {
-                        "number": APPROVED_VISA,
-                        "exp_month": "12",
-                        "exp_year": "2030",
-                        "security_code": "123",
-                        "holder": {"name": "Jose da Silva"},
-                    },
-                },
-            }
-        ],
-    }
+    """``POST /orders`` paid at once by a raw Visa card: PAID at the emulator.
+
+    The samples' body with no notification URL and a card it does not store
+    (so no notification and no card token to sync).
+    """
+    card = samples.card(number=APPROVED_VISA, holder={"name": "Jose da Silva"}, store=OMIT)
+    charge = samples.charge_request(
+        reference_id="ch-1",
+        description="Pedido de teste",
+        payment_method=samples.payment_method(card=card),
+    )
+    return samples.order_request(
+        reference_id=reference_id, notification_urls=OMIT, charges=[charge]
+    )
 
 
 def authorized_then_paid(reference_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
