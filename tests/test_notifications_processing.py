@@ -26,6 +26,8 @@ from django_orderpay.models import (
     Order,
 )
 from django_orderpay.notifications.processing import process_delivery
+from django_orderpay.testing import samples
+from django_orderpay.testing.samples import OMIT
 
 pytestmark = pytest.mark.django_db
 
@@ -37,31 +39,22 @@ URL = "/orderpay/notifications/"
 def order_payload(
     reference_id: str, card: str = IN_ANALYSIS_CARD, notify_url: str = NOTIFY_URL
 ) -> dict[str, Any]:
-    return {
-        "reference_id": reference_id,
-        "customer": {"name": "Jose da Silva", "email": "jose@example.com", "tax_id": "12345678909"},
-        "items": [{"name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-        "notification_urls": [notify_url],
-        "charges": [
-            {
-                "reference_id": f"{reference_id}-c1",
-                "description": "Camiseta",
-                "amount": {"value": 500, "currency": "BRL"},
-                "payment_method": {
-                    "type": "CREDIT_CARD",
-                    "installments": 1,
-                    "capture": True,
-                    "card": {
-                        "number": card,
-                        "exp_month": "12",
-                        "exp_year": "2030",
-                        "security_code": "123",
-                        "holder": {"name": "Jose da Silva"},
-                    },
-                },
-            }
-        ],
-    }
+    """The samples' order, lean: no phone, item reference or shipping; the card not stored."""
+    charge = samples.charge_request(
+        reference_id=f"{reference_id}-c1",
+        description="Camiseta",
+        payment_method=samples.payment_method(
+            card=samples.card(number=card, holder={"name": "Jose da Silva"}, store=OMIT)
+        ),
+    )
+    return samples.order_request(
+        reference_id=reference_id,
+        customer=samples.customer(phones=OMIT),
+        items=[{"name": "Camiseta", "quantity": 1, "unit_amount": 500}],
+        shipping=OMIT,
+        notification_urls=[notify_url],
+        charges=[charge],
+    )
 
 
 def in_analysis_order(reference_id: str = "notif-1", notify_url: str = NOTIFY_URL) -> Order:

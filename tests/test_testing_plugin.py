@@ -19,7 +19,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django_orderpay.cardcrypto import authenticity_token
 from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
+from django_orderpay.testing import samples
 from django_orderpay.testing.plugin import ControlPlaneError, OrderPayEmulator
+from django_orderpay.testing.samples import OMIT
 
 SEEN: list[dict] = []
 STATUSES: list[int] = []
@@ -44,29 +46,23 @@ def shop_notifications(request: HttpRequest) -> HttpResponse:
 urlpatterns = [path("shop/notifications/", shop_notifications)]
 
 NOTIFY_URL = "https://shop.example.com/shop/notifications/?src=orderpay"
-ORDER = {
-    "reference_id": "plugin-1",
-    "customer": {"name": "Jose da Silva", "email": "jose@example.com", "tax_id": "12345678909"},
-    "items": [{"name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-    "notification_urls": [NOTIFY_URL],
-    "charges": [
-        {
-            "amount": {"value": 500, "currency": "BRL"},
-            "payment_method": {
-                "type": "CREDIT_CARD",
-                "installments": 1,
-                "capture": True,
-                "card": {
-                    "number": "4111111111111111",
-                    "exp_month": "12",
-                    "exp_year": "2030",
-                    "security_code": "123",
-                    "holder": {"name": "Jose da Silva"},
-                },
-            },
-        }
+# The samples' order, lean: no phone, item reference, shipping or charge reference.
+ORDER = samples.order_request(
+    reference_id="plugin-1",
+    customer=samples.customer(phones=OMIT),
+    items=[{"name": "Camiseta", "quantity": 1, "unit_amount": 500}],
+    shipping=OMIT,
+    notification_urls=[NOTIFY_URL],
+    charges=[
+        samples.charge_request(
+            reference_id=OMIT,
+            description=OMIT,
+            payment_method=samples.payment_method(
+                card=samples.card(holder={"name": "Jose da Silva"}, store=OMIT)
+            ),
+        )
     ],
-}
+)
 
 
 @pytest.fixture(autouse=True)
