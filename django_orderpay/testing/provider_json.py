@@ -84,16 +84,7 @@ def charge_json(
         paid = amount if status == ChargeStatus.PAID or refunded else 0
     approved = status not in (ChargeStatus.DECLINED,)
     response: dict[str, Any] = (
-        {
-            "code": "20000",
-            "message": "SUCESSO",
-            "reference": "032416400102",
-            "raw_data": {
-                "authorization_code": "145803",
-                "nsu": "032416400102",
-                "reason_code": "00",
-            },
-        }
+        samples.order_response()["charges"][0]["payment_response"]
         if approved
         else {
             "code": "20003",
