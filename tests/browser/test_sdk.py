@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
 from django_orderpay import cardcrypto
 from django_orderpay.emulator import DEFAULT_TOKEN
+from django_orderpay.testing import samples
+from django_orderpay.testing.samples import OMIT
 
 pytestmark = pytest.mark.browser
 
@@ -291,29 +293,16 @@ def test_an_order_paid_with_the_browser_encrypted_card(
         timeout=10,
     ).json()["public_key"]
     encrypted = encrypt(checkout, **card_input(public_key, number=number))["result"]
-    order = {
-        "reference_id": "ex-browser-1",
-        "customer": {
-            "name": "Jose da Silva",
-            "email": "jose@example.com",
-            "tax_id": "12345678909",
-            "phones": [{"country": "55", "area": "11", "number": "999999999", "type": "MOBILE"}],
-        },
-        "items": [{"reference_id": "sku-1", "name": "Camiseta", "quantity": 1, "unit_amount": 500}],
-        "charges": [
-            {
-                "reference_id": "ch-browser-1",
-                "description": "Pedido ex-browser-1",
-                "amount": {"value": 500, "currency": "BRL"},
-                "payment_method": {
-                    "type": "CREDIT_CARD",
-                    "installments": 1,
-                    "capture": True,
-                    "card": {"encrypted": encrypted["encryptedCard"], "store": True},
-                },
-            }
-        ],
-    }
+    charge = samples.charge_request(
+        reference_id="ch-browser-1",
+        description="Pedido ex-browser-1",
+        payment_method=samples.payment_method(
+            card={"encrypted": encrypted["encryptedCard"], "store": True}
+        ),
+    )
+    order = samples.order_request(
+        reference_id="ex-browser-1", shipping=OMIT, notification_urls=OMIT, charges=[charge]
+    )
 
     response = requests.post(
         emulator_server.url("/orders"),
