@@ -1,1 +1,23 @@
 """Shared fixtures for the test suite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+
+@pytest.fixture
+def orderpay(settings) -> Callable[..., None]:
+    """``orderpay(KEY=value, ...)``: ``ORDERPAY`` of the test settings, with those keys changed."""
+
+    def apply(**keys: object) -> None:
+        settings.ORDERPAY = {**settings.ORDERPAY, **keys}
+
+    return apply
+
+
+@pytest.fixture
+def trusting(orderpay) -> None:
+    """Notifications' verified bodies applied as they are (``NOTIFICATION_TRUST_BODY``)."""
+    orderpay(NOTIFICATION_TRUST_BODY=True)

@@ -39,19 +39,6 @@ from tests.test_notifications_view import in_analysis_order as mirrored_in_analy
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def orderpay(settings):
-    def apply(**keys: object) -> None:
-        settings.ORDERPAY = {**settings.ORDERPAY, **keys}
-
-    return apply
-
-
-@pytest.fixture
-def trusting(orderpay):
-    orderpay(NOTIFICATION_TRUST_BODY=True)
-
-
 def post_encoded(client, sent: bytes, *, signed: bytes, encoding: str = "gzip", token=TOKEN):
     headers = {"Content-Encoding": encoding}
     if token is not None:

@@ -126,14 +126,6 @@ def heard() -> Iterator[Heard]:
         yield record
 
 
-@pytest.fixture
-def orderpay(settings):
-    def apply(**keys: object) -> None:
-        settings.ORDERPAY = {**settings.ORDERPAY, **keys}
-
-    return apply
-
-
 def test_the_emulators_notification_is_verified_refetched_and_applied(
     orderpay_emulator, client, heard, django_capture_on_commit_callbacks
 ):

@@ -30,21 +30,6 @@ TOKEN = "test-token-merchant-a"  # tests/settings.py
 URL = "/orderpay/notifications/"
 
 
-@pytest.fixture
-def orderpay(settings):
-    """``ORDERPAY`` of the test settings, with the given keys changed."""
-
-    def apply(**keys: object) -> None:
-        settings.ORDERPAY = {**settings.ORDERPAY, **keys}
-
-    return apply
-
-
-@pytest.fixture
-def trusting(orderpay):
-    orderpay(NOTIFICATION_TRUST_BODY=True)
-
-
 def post(client, body: bytes, *, token: str | None = TOKEN, **kwargs):
     headers = kwargs.pop("headers", {})
     if token is not None:
