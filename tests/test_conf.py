@@ -8,38 +8,26 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from django_orderpay.cardcrypto import authenticity_token
-from django_orderpay.conf import HOSTS, get_settings, orderpay_settings, unknown_keys
+from django_orderpay.conf import (
+    HOSTS,
+    KNOWN_KEYS,
+    env_var,
+    get_settings,
+    orderpay_settings,
+    unknown_keys,
+)
 from django_orderpay.exceptions import ConfigurationError
 from django_orderpay.models import NotificationDelivery
 from django_orderpay.sync import sync_order
 from django_orderpay.testing.provider_json import order_json
-
-ENV_KEYS = [
-    "ENVIRONMENT",
-    "BASE_URL",
-    "SDK_URL",
-    "SIMULATION_URL",
-    "EMULATOR_URL",
-    "TOKEN",
-    "PUBLIC_KEY",
-    "NOTIFICATION_URL",
-    "TIMEOUT",
-    "RETRIES",
-    "NOTIFICATION_TOKENS",
-    "NOTIFICATION_VERIFY",
-    "NOTIFICATION_TRUST_BODY",
-    "NOTIFICATION_BACKGROUND",
-    "NOTIFICATION_MAX_BODY",
-    "EMULATOR_TOKENS",
-]
+from tests.test_notifications_view import post
 
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     """No ORDERPAY_* variable of the machine leaks into these tests."""
-    for key in ENV_KEYS:
-        monkeypatch.delenv("ORDERPAY_" + key, raising=False)
+    for key in KNOWN_KEYS:
+        monkeypatch.delenv(env_var(key), raising=False)
 
 
 def test_defaults_of_the_sandbox():
@@ -232,12 +220,7 @@ def test_notification_max_body_bounds_what_the_notification_view_accepts(client,
     token = settings.ORDERPAY["TOKEN"]
 
     # When the provider posts one to the package's view
-    response = client.post(
-        "/orderpay/notifications/",
-        data=body,
-        content_type="application/json",
-        headers={"x-authenticity-token": authenticity_token(token, body)},
-    )
+    response = post(client, body, token=token)
 
     # Then it is refused as too large, naming the configured limit, and logged
     assert response.status_code == 413
@@ -248,11 +231,6 @@ def test_notification_max_body_bounds_what_the_notification_view_accepts(client,
     settings.ORDERPAY = {
         key: value for key, value in settings.ORDERPAY.items() if key != "NOTIFICATION_MAX_BODY"
     }
-    again = client.post(
-        "/orderpay/notifications/",
-        data=body,
-        content_type="application/json",
-        headers={"x-authenticity-token": authenticity_token(token, body)},
-    )
+    again = post(client, body, token=token)
     assert again.status_code == 200
     assert again.json()["outcome"] == "processed", again.json()
