@@ -209,7 +209,11 @@ def test_card_payment_ends_paid_on_the_status_page(client, products, shop):
     assert response.status_code == 302
     assert response["Location"] == purchase.get_absolute_url()
     order = Order.objects.get()
-    assert (order.reference_id, order.shop_object, order.status) == ("shop-1", purchase, "PAID")
+    assert (order.reference_id, order.shop_object, order.status) == (
+        f"shop-{purchase.pk}",
+        purchase,
+        "PAID",
+    )
     charge = order.charges.get()
     assert (charge.amount_value, charge.installments) == (15470, 3)
     page = client.get(purchase.get_absolute_url()).content.decode()

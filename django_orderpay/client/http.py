@@ -215,17 +215,19 @@ class ProviderHttp:
             "attempt": attempt,
             "idempotency_key": key,
         }
+        # GETs carry no idempotency key: say so only where there is one.
+        keyed = f", idempotency key {key}" if key else ""
         if failure is None:
             level = logging.INFO if status is not None and status < 400 else logging.WARNING
             logger.log(
                 level,
-                "%s %s -> %s in %.0f ms (attempt %d, idempotency key %s)",
-                method, path, status, elapsed_ms, attempt, key,
+                "%s %s -> %s in %.0f ms (attempt %d%s)",
+                method, path, status, elapsed_ms, attempt, keyed,
                 extra={"orderpay": fields},
             )  # fmt: skip
         else:
             logger.warning(
-                "%s %s failed in %.0f ms (attempt %d, idempotency key %s): %s",
-                method, path, elapsed_ms, attempt, key, failure,
+                "%s %s failed in %.0f ms (attempt %d%s): %s",
+                method, path, elapsed_ms, attempt, keyed, failure,
                 extra={"orderpay": fields},
             )  # fmt: skip
