@@ -8,7 +8,8 @@ every problem is reported at once, by path.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ._problems import Problems, index, join
@@ -78,10 +79,32 @@ class _Reader:
             return []
         return list(value)
 
-    def errors(self, built: Any) -> list[Any]:
+    def entries(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        path: str,
+        keys: frozenset[str],
+        build: Callable[[Mapping[str, Any], str], Any],
+    ) -> tuple[Any, ...]:
+        """Each object of the list ``data[key]`` as ``build(entry, where)`` makes it.
+
+        An entry that is not an object (reported) is kept as it is.
+        """
+        built = []
+        for position, entry in enumerate(self.array(data, key, path)):
+            where = index(join(path, key), position)
+            value = self.obj(entry, where, keys)
+            built.append(build(value, where) if value is not None else entry)
+        return tuple(built)
+
+    def checked(self, built: Any) -> Any:
+        """``built``, unless the shape or the builders found problems (``ValidationError``)."""
         extra = Problems()
         built.collect(extra, "")
-        return self.problems.errors + [e for e in extra.errors if e.path not in self.broken]
+        self.problems.errors += [e for e in extra.errors if e.path not in self.broken]
+        self.problems.raise_if_any()
+        return built
 
 
 def _holder(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Holder | None:
@@ -120,28 +143,22 @@ def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> An
 def _splits(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Splits | None:
     if data is None:
         return None
-    receivers = []
-    receivers_path = join(path, "receivers")
-    for position, entry in enumerate(r.array(data, "receivers", path)):
-        where = index(receivers_path, position)
-        receiver = r.obj(entry, where, RECEIVER_KEYS)
-        if receiver is None:
-            receivers.append(entry)
-            continue
-        account = r.field(receiver, "account", where, frozenset({"id"})) or {}
-        amount = r.field(receiver, "amount", where, frozenset({"value"})) or {}
-        config = r.field(receiver, "configurations", where, frozenset({"liable", "chargeback"}))
-        config = config or {}
-        receivers.append(
-            Receiver(
-                account_id=account.get("id"),  # type: ignore[arg-type]
-                amount=amount.get("value"),  # type: ignore[arg-type]
-                reason=receiver.get("reason"),
-                liable=config.get("liable"),
-                chargeback=config.get("chargeback"),
-            )
-        )
-    return Splits(data.get("method"), tuple(receivers))  # type: ignore[arg-type]
+    receivers = r.entries(data, "receivers", path, RECEIVER_KEYS, partial(_receiver, r))
+    return Splits(data.get("method"), receivers)  # type: ignore[arg-type]
+
+
+def _receiver(r: _Reader, receiver: Mapping[str, Any], where: str) -> Receiver:
+    account = r.field(receiver, "account", where, frozenset({"id"})) or {}
+    amount = r.field(receiver, "amount", where, frozenset({"value"})) or {}
+    config = r.field(receiver, "configurations", where, frozenset({"liable", "chargeback"}))
+    config = config or {}
+    return Receiver(
+        account_id=account.get("id"),  # type: ignore[arg-type]
+        amount=amount.get("value"),  # type: ignore[arg-type]
+        reason=receiver.get("reason"),
+        liable=config.get("liable"),
+        chargeback=config.get("chargeback"),
+    )
 
 
 def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
@@ -170,50 +187,32 @@ def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
 
 
 def _charges(r: _Reader, data: Mapping[str, Any], path: str) -> tuple[Any, ...]:
-    charges = []
-    for position, entry in enumerate(r.array(data, "charges", path)):
-        where = index(join(path, "charges"), position)
-        charge = r.obj(entry, where, CHARGE_KEYS)
-        charges.append(_charge(r, charge, where) if charge is not None else entry)
-    return tuple(charges)
+    return r.entries(data, "charges", path, CHARGE_KEYS, partial(_charge, r))
 
 
 def _customer(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Customer | None:
     if data is None:
         return None
-    phones = []
-    for position, entry in enumerate(r.array(data, "phones", path)):
-        phone = r.obj(entry, index(join(path, "phones"), position), PHONE_KEYS)
-        phones.append(
-            Phone(
-                area=phone.get("area"),
-                number=phone.get("number"),
-                country=phone.get("country"),
-                type=phone.get("type"),
-            )
-            if phone is not None
-            else entry
-        )
-    return Customer(data.get("name"), data.get("email"), data.get("tax_id"), tuple(phones))  # type: ignore[arg-type]
+    phones = r.entries(data, "phones", path, PHONE_KEYS, _phone)
+    return Customer(data.get("name"), data.get("email"), data.get("tax_id"), phones)  # type: ignore[arg-type]
 
 
-def _items(r: _Reader, data: Mapping[str, Any]) -> Any:
-    if data.get("items") is None:
-        return ()
-    items = []
-    for position, entry in enumerate(r.array(data, "items", "")):
-        item = r.obj(entry, index("items", position), ITEM_KEYS)
-        items.append(
-            Item(
-                name=item.get("name"),
-                quantity=item.get("quantity"),
-                unit_amount=item.get("unit_amount"),
-                reference_id=item.get("reference_id"),
-            )
-            if item is not None
-            else entry
-        )
-    return tuple(items)
+def _phone(phone: Mapping[str, Any], where: str) -> Phone:
+    return Phone(
+        area=phone.get("area"),
+        number=phone.get("number"),
+        country=phone.get("country"),
+        type=phone.get("type"),
+    )
+
+
+def _item(item: Mapping[str, Any], where: str) -> Item:
+    return Item(
+        name=item.get("name"),
+        quantity=item.get("quantity"),
+        unit_amount=item.get("unit_amount"),
+        reference_id=item.get("reference_id"),
+    )
 
 
 def _shipping(r: _Reader, data: Mapping[str, Any] | None) -> Shipping | None:
@@ -225,19 +224,9 @@ def _shipping(r: _Reader, data: Mapping[str, Any] | None) -> Shipping | None:
     return Shipping(Address(**{key: address.get(key) for key in ADDRESS_KEYS}))
 
 
-def _deep_links(r: _Reader, data: Mapping[str, Any]) -> tuple[Any, ...]:
-    links = []
-    for position, entry in enumerate(r.array(data, "deep_links", "")):
-        where = index("deep_links", position)
-        link = r.obj(entry, where, DEEP_LINK_KEYS)
-        if link is None:
-            links.append(entry)
-            continue
-        amount = r.field(link, "amount", where, AMOUNT_KEYS) or {}
-        links.append(
-            DeepLink(amount.get("value"), link.get("redirect_url"), amount.get("currency"))
-        )  # type: ignore[arg-type]
-    return tuple(links)
+def _deep_link(r: _Reader, link: Mapping[str, Any], where: str) -> DeepLink:
+    amount = r.field(link, "amount", where, AMOUNT_KEYS) or {}
+    return DeepLink(amount.get("value"), link.get("redirect_url"), amount.get("currency"))  # type: ignore[arg-type]
 
 
 def _top(r: _Reader, data: Any, keys: frozenset[str]) -> Mapping[str, Any]:
@@ -247,28 +236,21 @@ def _top(r: _Reader, data: Any, keys: frozenset[str]) -> Mapping[str, Any]:
     return r.obj(data, "", keys) or {}
 
 
-def _order(data: Any) -> tuple[Order, _Reader]:
+def order_from_dict(data: Any) -> Order:
+    """An :class:`Order` from a dict shaped as the create body; raises ``ValidationError``."""
     r = _Reader()
     body = _top(r, data, ORDER_KEYS)
     urls = body.get("notification_urls")
     order = Order(
         customer=_customer(r, r.field(body, "customer", "", CUSTOMER_KEYS), "customer"),  # type: ignore[arg-type]
-        items=_items(r, body),
+        items=r.entries(body, "items", "", ITEM_KEYS, _item),
         reference_id=body.get("reference_id"),
         shipping=_shipping(r, r.field(body, "shipping", "", frozenset({"address"}))),
         notification_urls=urls if urls is not None else (),
         charges=_charges(r, body, ""),
-        deep_links=_deep_links(r, body),
+        deep_links=r.entries(body, "deep_links", "", DEEP_LINK_KEYS, partial(_deep_link, r)),
     )
-    return order, r
-
-
-def order_from_dict(data: Any) -> Order:
-    """An :class:`Order` from a dict shaped as the create body; raises ``ValidationError``."""
-    order, reader = _order(data)
-    reader.problems.errors = reader.errors(order)
-    reader.problems.raise_if_any()
-    return order
+    return r.checked(order)
 
 
 def validate_order_dict(data: Any) -> dict[str, Any]:
@@ -280,10 +262,7 @@ def pay_request_from_dict(data: Any) -> PayRequest:
     """A :class:`PayRequest` from a dict ``{"charges": [...]}``; raises ``ValidationError``."""
     reader = _Reader()
     body = _top(reader, data, frozenset({"charges"}))
-    pay = PayRequest(_charges(reader, body, ""))
-    reader.problems.errors = reader.errors(pay)
-    reader.problems.raise_if_any()
-    return pay
+    return reader.checked(PayRequest(_charges(reader, body, "")))
 
 
 def validate_pay_dict(data: Any) -> dict[str, Any]:
