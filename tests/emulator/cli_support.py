@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
@@ -55,6 +57,22 @@ class Cli:
         self.process.send_signal(signum)
         out, err = self.process.communicate(timeout=STARTUP_LIMIT)
         return self.process.returncode, (self._pending + out).decode(), err.decode()
+
+
+@contextmanager
+def listening(*args: str) -> Iterator[Cli]:
+    """The CLI on a free port (``--port 0 --quiet`` and ``args``), once it printed its URL.
+
+    Killed afterwards if it still runs, its pipes closed.
+    """
+    running = start("--port", "0", "--quiet", *args)
+    running.url = running.read_until(LISTENING).group(1)
+    yield running
+    if running.process.poll() is None:
+        running.process.kill()
+        running.process.communicate()
+    running.process.stdout.close()
+    running.process.stderr.close()
 
 
 def start(*args: str) -> Cli:

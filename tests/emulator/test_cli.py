@@ -13,21 +13,15 @@ import pytest
 import requests
 
 from django_orderpay.emulator import DEFAULT_TOKEN, account_for
-from tests.emulator.cli_support import LISTENING, STARTUP_LIMIT, Cli, start
+from tests.emulator.cli_support import LISTENING, STARTUP_LIMIT, Cli, listening, start
 from tests.emulator.core_support import ORDER_ID, charge_payload, order_payload
 
 
 @pytest.fixture
 def cli() -> Iterator[Cli]:
     """The CLI on a free port with two merchants, running."""
-    running = start("--port", "0", "--quiet", "--token", "cli-token-a", "--token", "cli-token-b")
-    running.url = running.read_until(LISTENING).group(1)
-    yield running
-    if running.process.poll() is None:
-        running.process.kill()
-        running.process.communicate()
-    running.process.stdout.close()
-    running.process.stderr.close()
+    with listening("--token", "cli-token-a", "--token", "cli-token-b") as running:
+        yield running
 
 
 def auth(token: str = "cli-token-a") -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.emulator.cli_support import LISTENING, Cli, start
+from tests.emulator.cli_support import LISTENING, Cli, listening, start
 from tests.emulator.core_support import ACCOUNT_B, charge_payload, order_payload, raw_card
 from tests.emulator.test_core_robustness import leaf_paths, replaced
 
@@ -25,14 +25,8 @@ CARD_NUMBER = "charges[0].payment_method.card.number"
 
 @pytest.fixture(scope="module")
 def cli() -> Iterator[Cli]:
-    running = start("--port", "0", "--quiet", "--token", TOKEN)
-    running.url = running.read_until(LISTENING).group(1)
-    yield running
-    if running.process.poll() is None:
-        running.process.kill()
-        running.process.communicate()
-    running.process.stdout.close()
-    running.process.stderr.close()
+    with listening("--token", TOKEN) as running:
+        yield running
 
 
 def post(cli: Cli, path: str, data: bytes, headers: dict[str, str] | None = None) -> Any:
