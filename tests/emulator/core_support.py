@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +26,8 @@ ACCOUNT_A = "ACCO_11111111-2222-3333-4444-555555555555"
 ACCOUNT_B = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
 ACCOUNT_C = "ACCO_0A0B0C0D-1111-2222-3333-444444444444"
 BASE_URL = "http://emulator.orderpay.test/api"
+#: Merchant A's credentials as request headers.
+AUTH = {"Authorization": f"Bearer {TOKEN_A}"}
 [NOTIFY_URL] = samples.order_request()["notification_urls"]
 
 UUID = r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
@@ -145,6 +148,17 @@ def order_payload(**overrides: Any) -> dict[str, Any]:
     order = samples.order_request(charges=OMIT)
     order.update(overrides)
     return {key: value for key, value in order.items() if value is not None}
+
+
+def inject_fault(http: requests.Session | ModuleType, base_url: str, **fault: Any) -> None:
+    """``POST {base_url}/_emulator/faults`` through ``http`` (a Session or ``requests``): 201."""
+    response = http.post(f"{base_url}/_emulator/faults", json=fault, timeout=5)
+    assert response.status_code == 201, response.text
+
+
+def listed_order_ids(http: requests.Session | ModuleType, base_url: str) -> list[str]:
+    """The order ids ``GET {base_url}/_emulator/orders`` lists."""
+    return http.get(f"{base_url}/_emulator/orders", timeout=5).json()["orders"]
 
 
 def error_of(response: requests.Response) -> dict[str, str]:

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import requests
 
 from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.transport import DEFAULT_BASE_URL, EmulatorAdapter, mount
 from tests.emulator.core_support import (
+    AUTH,
     ORDER_ID,
     TOKEN_A,
     charge_payload,
     error_of,
+    inject_fault,
+    listed_order_ids,
     order_payload,
 )
-
-AUTH = {"Authorization": f"Bearer {TOKEN_A}"}
 
 
 class Sleeps:
@@ -43,13 +46,10 @@ def session(emulator: Emulator, sleeps: Sleeps) -> requests.Session:
 BASE = "http://psp.orderpay.test/v1"
 
 
-def inject(session: requests.Session, **fault) -> None:
-    response = session.post(f"{BASE}/_emulator/faults", json=fault, timeout=5)
-    assert response.status_code == 201, response.text
-
-
-def order_ids(session: requests.Session) -> list[str]:
-    return session.get(f"{BASE}/_emulator/orders", timeout=5).json()["orders"]
+def post_public_keys(session: requests.Session, body: Any) -> requests.Response:
+    """``POST /public-keys`` with ``body`` as requests takes it (bytes, str, a file)."""
+    headers = {**AUTH, "Content-Type": "application/json"}
+    return session.post(f"{BASE}/public-keys", data=body, headers=headers, timeout=5)
 
 
 def test_mount_returns_the_base_url_without_its_trailing_slash(emulator):
@@ -92,12 +92,7 @@ def test_links_are_built_on_the_mounted_base_url_including_its_path(session):
     "body", [b'{"type":"card"}', '{"type":"card"}'], ids=["bytes body", "str body"]
 )
 def test_prepared_bodies_of_bytes_or_str_reach_the_core(session, body):
-    response = session.post(
-        f"{BASE}/public-keys",
-        data=body,
-        headers={**AUTH, "Content-Type": "application/json"},
-        timeout=5,
-    )
+    response = post_public_keys(session, body)
 
     assert response.status_code == 200
     assert response.json()["public_key"]
@@ -114,12 +109,7 @@ def test_a_file_body_is_read(session, tmp_path):
     payload = tmp_path / "body.json"
     payload.write_text('{"type":"card"}')
     with payload.open("rb") as body:
-        response = session.post(
-            f"{BASE}/public-keys",
-            data=body,
-            headers={**AUTH, "Content-Type": "application/json"},
-            timeout=5,
-        )
+        response = post_public_keys(session, body)
 
     assert response.status_code == 200
 
@@ -181,7 +171,7 @@ def test_an_adapter_mounted_at_a_host_root_uses_the_requests_origin(emulator):
 
 
 def test_delay_past_the_read_timeout_raises_read_timeout_after_the_work(session, sleeps):
-    inject(session, kind="timeout", delay=30)
+    inject_fault(session, BASE, kind="timeout", delay=30)
     headers = {**AUTH, "x-idempotency-key": "slow-1"}
     payload = order_payload(charges=[charge_payload()])
 
@@ -192,15 +182,15 @@ def test_delay_past_the_read_timeout_raises_read_timeout_after_the_work(session,
     # The client waited its read timeout, not the whole delay.
     assert sleeps.calls == [0.5]
     # The core did the work: the order exists, and a retry gets the stored answer.
-    [order_id] = order_ids(session)
+    [order_id] = listed_order_ids(session, BASE)
     retry = session.post(f"{BASE}/orders", json=payload, headers=headers, timeout=(3, 0.5))
     assert retry.status_code == 201
     assert retry.json()["id"] == order_id
-    assert order_ids(session) == [order_id]
+    assert listed_order_ids(session, BASE) == [order_id]
 
 
 def test_delay_within_the_timeout_answers_after_the_delay(session, sleeps):
-    inject(session, kind="timeout", delay=0.25)
+    inject_fault(session, BASE, kind="timeout", delay=0.25)
 
     response = session.post(f"{BASE}/orders", json=order_payload(), headers=AUTH, timeout=5)
 
@@ -209,7 +199,7 @@ def test_delay_within_the_timeout_answers_after_the_delay(session, sleeps):
 
 
 def test_delay_without_a_timeout_waits_the_whole_delay(session, sleeps):
-    inject(session, kind="timeout", delay=12)
+    inject_fault(session, BASE, kind="timeout", delay=12)
 
     response = session.post(f"{BASE}/orders", json=order_payload(), headers=AUTH)
 
@@ -218,13 +208,13 @@ def test_delay_without_a_timeout_waits_the_whole_delay(session, sleeps):
 
 
 def test_reset_raises_connection_error_and_nothing_is_done(session):
-    inject(session, kind="reset")
+    inject_fault(session, BASE, kind="reset")
 
     with pytest.raises(requests.exceptions.ConnectionError) as caught:
         session.post(f"{BASE}/orders", json=order_payload(), headers=AUTH, timeout=5)
 
     assert not isinstance(caught.value, requests.exceptions.Timeout)
     assert isinstance(caught.value.args[0].args[1], ConnectionResetError)
-    assert order_ids(session) == []
+    assert listed_order_ids(session, BASE) == []
     # the fault was for one call: the next one goes through
     assert session.post(f"{BASE}/orders", json=order_payload(), headers=AUTH).status_code == 201

@@ -20,29 +20,21 @@ from django_orderpay.emulator.wsgi import (
     serving,
 )
 from tests.emulator.core_support import (
+    AUTH,
     ORDER_ID,
     TOKEN_A,
     charge_payload,
     error_of,
+    inject_fault,
+    listed_order_ids,
     order_payload,
 )
-
-AUTH = {"Authorization": f"Bearer {TOKEN_A}"}
 
 
 @pytest.fixture
 def server(emulator: Emulator) -> Iterator[EmulatorServer]:
     with serving(make_wsgi_app(emulator)) as server:
         yield server
-
-
-def inject(server: EmulatorServer, **fault: Any) -> None:
-    response = requests.post(f"{server.url}/_emulator/faults", json=fault, timeout=5)
-    assert response.status_code == 201, response.text
-
-
-def order_ids(server: EmulatorServer) -> list[str]:
-    return requests.get(f"{server.url}/_emulator/orders", timeout=5).json()["orders"]
 
 
 class Answer:
@@ -154,7 +146,7 @@ def test_a_body_over_one_mebibyte_gets_413_naming_the_body(server):
         "description": "request body larger than 1048576 bytes",
         "parameter_name": "body",
     }
-    assert order_ids(server) == []
+    assert listed_order_ids(requests, server.url) == []
 
 
 def test_a_chunked_body_is_read(server):
@@ -170,7 +162,7 @@ def test_a_chunked_body_is_read(server):
 
     assert response.request.headers["Transfer-Encoding"] == "chunked"
     assert response.status_code == 201, response.text
-    assert order_ids(server) == [response.json()["id"]]
+    assert listed_order_ids(requests, server.url) == [response.json()["id"]]
 
 
 def raw_exchange(server: EmulatorServer, request: bytes) -> bytes:
@@ -208,7 +200,7 @@ def test_malformed_chunks_are_400_naming_transfer_encoding(server, chunks):
             }
         ]
     }
-    assert order_ids(server) == []
+    assert listed_order_ids(requests, server.url) == []
 
 
 def test_a_chunked_body_over_one_mebibyte_gets_413(server):
@@ -276,7 +268,7 @@ def test_path_and_links_are_relative_to_script_name(emulator):
 
 
 def test_a_delay_past_the_client_timeout_is_a_read_timeout_after_the_work(server):
-    inject(server, kind="timeout", delay=3)
+    inject_fault(requests, server.url, kind="timeout", delay=3)
     headers = {**AUTH, "x-idempotency-key": "wsgi-slow"}
     payload = order_payload(charges=[charge_payload()])
 
@@ -284,14 +276,14 @@ def test_a_delay_past_the_client_timeout_is_a_read_timeout_after_the_work(server
         requests.post(f"{server.url}/orders", json=payload, headers=headers, timeout=(5, 0.3))
 
     # The core did the work before the adapter started waiting.
-    [order_id] = order_ids(server)
+    [order_id] = listed_order_ids(requests, server.url)
     retry = requests.post(f"{server.url}/orders", json=payload, headers=headers, timeout=5)
     assert retry.status_code == 201
     assert retry.json()["id"] == order_id
 
 
 def test_a_delay_within_the_timeout_is_answered(server):
-    inject(server, kind="timeout", delay=0.1)
+    inject_fault(requests, server.url, kind="timeout", delay=0.1)
 
     response = requests.post(f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5)
 
@@ -299,13 +291,13 @@ def test_a_delay_within_the_timeout_is_answered(server):
 
 
 def test_a_reset_drops_the_connection_without_an_http_answer(server):
-    inject(server, kind="reset")
+    inject_fault(requests, server.url, kind="reset")
 
     with pytest.raises(requests.exceptions.ConnectionError) as caught:
         requests.post(f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5)
 
     assert not isinstance(caught.value, requests.exceptions.Timeout)
-    assert order_ids(server) == []
+    assert listed_order_ids(requests, server.url) == []
     assert (
         requests.post(
             f"{server.url}/orders", json=order_payload(), headers=AUTH, timeout=5
@@ -315,7 +307,7 @@ def test_a_reset_drops_the_connection_without_an_http_answer(server):
 
 
 def test_a_reset_reads_as_a_tcp_reset_on_a_raw_socket(server):
-    inject(server, kind="reset")
+    inject_fault(requests, server.url, kind="reset")
     host, port = server.server_address[:2]
     with socket.create_connection((host, port), timeout=5) as sock:
         sock.sendall(
@@ -346,4 +338,4 @@ def test_concurrent_requests_are_served(server):
         statuses = list(pool.map(create, range(16)))
 
     assert statuses == [201] * 16
-    assert len(order_ids(server)) == 16
+    assert len(listed_order_ids(requests, server.url)) == 16
