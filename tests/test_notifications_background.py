@@ -20,10 +20,8 @@ from django_orderpay.notifications.tasks import (
     run_delivery,
 )
 from tests.test_notifications_processing import (
-    in_analysis_order,
+    paid_notification,
     post_as_provider,
-    queued,
-    resolve_paid,
 )
 
 try:  # the same framework the package picked
@@ -63,9 +61,7 @@ def test_the_view_records_and_enqueues_then_the_task_processes(
     orderpay_emulator, client, background
 ):
     background(DUMMY)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
 
     response = post_as_provider(client, paid)
 
@@ -89,9 +85,7 @@ def test_the_view_records_and_enqueues_then_the_task_processes(
 
 def test_a_failing_task_is_in_the_log_and_replay_applies_it(orderpay_emulator, client, background):
     background(DUMMY)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
     post_as_provider(client, paid)
     [result] = enqueued()
     orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
@@ -119,9 +113,7 @@ def test_a_failing_task_is_in_the_log_and_replay_applies_it(orderpay_emulator, c
 
 def test_the_immediate_backend_processes_in_the_request(orderpay_emulator, client, background):
     background(IMMEDIATE)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
 
     response = post_as_provider(client, paid)
 
@@ -133,9 +125,7 @@ def test_the_immediate_backend_processes_in_the_request(orderpay_emulator, clien
 
 def test_the_immediate_backend_answers_a_failure_with_500(orderpay_emulator, client, background):
     background(IMMEDIATE)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    _, paid = paid_notification(orderpay_emulator)
     orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
 
     response = post_as_provider(client, paid)
@@ -147,9 +137,7 @@ def test_the_immediate_backend_answers_a_failure_with_500(orderpay_emulator, cli
 
 def test_a_broken_task_backend_fails_the_delivery_visibly(orderpay_emulator, client, background):
     background("no.such.Backend")
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    _, paid = paid_notification(orderpay_emulator)
 
     response = post_as_provider(client, paid)
 

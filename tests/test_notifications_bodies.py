@@ -29,9 +29,9 @@ from tests.test_notifications_processing import (
     URL,
     in_analysis_order,
     order_payload,
+    paid_notification,
     post_as_provider,
     queued,
-    resolve_paid,
 )
 from tests.test_notifications_view import TOKEN, only_delivery, post
 from tests.test_notifications_view import in_analysis_order as mirrored_in_analysis
@@ -211,9 +211,7 @@ def test_an_order_body_without_its_id_refetches_the_order_of_its_charge(
     orderpay_emulator, client, orderpay, trust_body
 ):
     orderpay(NOTIFICATION_TRUST_BODY=trust_body)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
     without_id = json.loads(paid["body"])
     del without_id["id"]
 
@@ -245,9 +243,7 @@ def test_a_body_without_an_order_id_is_never_trusted(orderpay_emulator, client, 
 
 
 def test_a_charge_body_refetches_its_order(orderpay_emulator, client):
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
     [charge] = json.loads(paid["body"])["charges"]
 
     response = post_as_provider(client, sign_as_provider(orderpay_emulator.token, charge))

@@ -19,11 +19,9 @@ from django.test import Client
 from django_orderpay.models import ChargeStatusChange, DeliveryOutcome, NotificationDelivery
 from tests.test_notifications_processing import (
     Heard,
-    in_analysis_order,
     listening,
+    paid_notification,
     post_as_provider,
-    queued,
-    resolve_paid,
 )
 
 COPIES = 50
@@ -72,9 +70,7 @@ def test_fifty_copies_from_eight_threads_make_one_transition(
     orderpay_emulator, settings, heard, trust_body
 ):
     settings.ORDERPAY = {**settings.ORDERPAY, "NOTIFICATION_TRUST_BODY": trust_body}
-    order = in_analysis_order("concurrent-1")
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator, "concurrent-1")
 
     statuses, errors = send_copies(paid, COPIES, THREADS)
 

@@ -77,6 +77,17 @@ def queued(emulator) -> list[dict[str, Any]]:
     ]
 
 
+def paid_notification(emulator, reference_id: str = "notif-1") -> tuple[Order, dict[str, Any]]:
+    """An order IN_ANALYSIS here whose charge the provider then paid; the PAID notification.
+
+    The second the emulator queued (after the create's), not yet delivered.
+    """
+    order = in_analysis_order(reference_id)
+    resolve_paid(emulator, order)
+    _, paid = queued(emulator)
+    return order, paid
+
+
 def post_as_provider(client, notification: dict[str, Any]):
     """POST one notification the emulator made, exactly as it would."""
     headers = {k: v for k, v in notification["headers"].items() if k.lower() != "content-type"}
@@ -194,9 +205,7 @@ def test_paid_then_a_late_in_analysis_stays_paid(
 
 
 def test_a_duplicate_of_a_processed_delivery_is_not_refetched(orderpay_emulator, client):
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    _, paid = paid_notification(orderpay_emulator)
     post_as_provider(client, paid)
     # Were the copy re-fetched, this fault would fail it.
     orderpay_emulator.inject_fault("http_500", count=10, path_prefix="/orders/")
@@ -212,9 +221,7 @@ def test_processing_that_fails_answers_500_rolls_back_and_is_logged(
     orderpay_emulator, client, orderpay, heard, django_capture_on_commit_callbacks
 ):
     orderpay(RETRIES=0)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
     orderpay_emulator.inject_fault("http_500", count=5, path_prefix="/orders/")
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -244,9 +251,7 @@ def test_the_provider_retry_of_a_failed_delivery_applies_it(
     orderpay_emulator, client, orderpay, heard, django_capture_on_commit_callbacks
 ):
     orderpay(RETRIES=0)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    _, paid = paid_notification(orderpay_emulator)
     orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -260,9 +265,7 @@ def test_the_provider_retry_of_a_failed_delivery_applies_it(
 
 def test_process_delivery_reprocesses_a_failed_row(orderpay_emulator, client, orderpay):
     orderpay(RETRIES=0)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator)
     orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
     post_as_provider(client, paid)
     delivery = NotificationDelivery.objects.get()
@@ -306,9 +309,7 @@ def test_an_order_the_provider_does_not_know_fails_visibly(orderpay_emulator, cl
 def test_atomic_requests_do_not_swallow_the_log(orderpay_emulator, client, orderpay, monkeypatch):
     monkeypatch.setitem(connection.settings_dict, "ATOMIC_REQUESTS", True)
     orderpay(RETRIES=0)
-    order = in_analysis_order()
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    _, paid = paid_notification(orderpay_emulator)
     orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/orders/")
 
     failed = post_as_provider(client, paid)

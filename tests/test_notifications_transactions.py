@@ -21,11 +21,9 @@ from django.test import Client
 from django_orderpay.models import ChargeStatusChange, DeliveryOutcome, NotificationDelivery, Order
 from tests.test_notifications_processing import (
     Heard,
-    in_analysis_order,
     listening,
+    paid_notification,
     post_as_provider,
-    queued,
-    resolve_paid,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -79,9 +77,7 @@ def test_a_database_error_rolls_processing_back_and_the_log_survives(
     orderpay_emulator, settings, atomic_requests, heard
 ):
     settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
-    order = in_analysis_order("tx-1")
-    resolve_paid(orderpay_emulator, order)
-    _, paid = queued(orderpay_emulator)
+    order, paid = paid_notification(orderpay_emulator, "tx-1")
     receiver = BrokenReceiver()
     post_save.connect(receiver, sender=Order, weak=False)
     try:
