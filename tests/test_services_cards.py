@@ -91,15 +91,26 @@ def test_a_stored_card_payment_repeated_with_its_key_is_paid_once(orderpay_emula
     assert len(get_client().get_order(order.provider_id)["charges"]) == 1
 
 
-@pytest.mark.parametrize("amount", [2.5, Decimal("2.50")])
-def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulator, buyer, amount):
+@pytest.mark.parametrize(
+    ("arguments", "path"),
+    [
+        ({"amount": 2.5}, "amount"),
+        ({"amount": Decimal("2.50")}, "amount"),
+        # A SUBSEQUENT charge needs a token stored with a recurrence.
+        ({"subsequent_recurrence": True}, "recurring.recurrence_id"),
+    ],
+    ids=["amount float", "amount Decimal", "subsequent without a recurrence"],
+)
+def test_a_refused_argument_is_named_and_nothing_is_charged(
+    orderpay_emulator, buyer, arguments, path
+):
     token = _stored_card(buyer)
-    order = create_order(order_payload("money"), user=buyer)
+    order = create_order(order_payload("refused"), user=buyer)
 
     with pytest.raises(ValidationError) as caught:
-        pay_with_card_token(order, token, user=buyer, amount=amount)
+        pay_with_card_token(order, token, user=buyer, **arguments)
 
-    assert caught.value.paths == ["amount"]
+    assert caught.value.paths == [path]
     assert "charges" not in get_client().get_order(order.provider_id)
 
 
@@ -186,17 +197,6 @@ def test_a_subsequent_charge_is_built_from_the_token_alone(orderpay_emulator, bu
     with pytest.raises(ValidationError) as caught:
         token_charge(order, token, subsequent_recurrence=True, security_code=CVV)
     assert caught.value.paths == ["card.security_code"]
-
-
-def test_a_subsequent_charge_needs_a_token_with_a_recurrence(orderpay_emulator, buyer):
-    token = _stored_card(buyer)
-    order = create_order(order_payload("no-plan"), user=buyer)
-
-    with pytest.raises(ValidationError) as caught:
-        pay_with_card_token(order, token, user=buyer, subsequent_recurrence=True)
-
-    assert caught.value.paths == ["recurring.recurrence_id"]
-    assert "charges" not in get_client().get_order(order.provider_id)
 
 
 def test_a_declined_stored_card_is_a_declined_charge(orderpay_emulator, buyer):
