@@ -107,6 +107,11 @@ class _Reader:
         return built
 
 
+def _plain(builder: type, keys: frozenset[str], data: Mapping[str, Any]) -> Any:
+    """``builder`` of an object whose ``keys`` are the builder's fields (nothing nested)."""
+    return builder(**{key: data.get(key) for key in keys})
+
+
 def _holder(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Holder | None:
     holder = r.field(data, "holder", path, HOLDER_KEYS) if data else None
     return Holder(holder.get("name"), holder.get("tax_id")) if holder is not None else None
@@ -193,26 +198,10 @@ def _charges(r: _Reader, data: Mapping[str, Any], path: str) -> tuple[Any, ...]:
 def _customer(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Customer | None:
     if data is None:
         return None
-    phones = r.entries(data, "phones", path, PHONE_KEYS, _phone)
+    phones = r.entries(
+        data, "phones", path, PHONE_KEYS, lambda phone, _: _plain(Phone, PHONE_KEYS, phone)
+    )
     return Customer(data.get("name"), data.get("email"), data.get("tax_id"), phones)  # type: ignore[arg-type]
-
-
-def _phone(phone: Mapping[str, Any], where: str) -> Phone:
-    return Phone(
-        area=phone.get("area"),
-        number=phone.get("number"),
-        country=phone.get("country"),
-        type=phone.get("type"),
-    )
-
-
-def _item(item: Mapping[str, Any], where: str) -> Item:
-    return Item(
-        name=item.get("name"),
-        quantity=item.get("quantity"),
-        unit_amount=item.get("unit_amount"),
-        reference_id=item.get("reference_id"),
-    )
 
 
 def _shipping(r: _Reader, data: Mapping[str, Any] | None) -> Shipping | None:
@@ -221,7 +210,7 @@ def _shipping(r: _Reader, data: Mapping[str, Any] | None) -> Shipping | None:
     address = r.field(data, "address", "shipping", ADDRESS_KEYS)
     if address is None:
         return Shipping(None)  # type: ignore[arg-type]
-    return Shipping(Address(**{key: address.get(key) for key in ADDRESS_KEYS}))
+    return Shipping(_plain(Address, ADDRESS_KEYS, address))
 
 
 def _deep_link(r: _Reader, link: Mapping[str, Any], where: str) -> DeepLink:
@@ -243,7 +232,9 @@ def order_from_dict(data: Any) -> Order:
     urls = body.get("notification_urls")
     order = Order(
         customer=_customer(r, r.field(body, "customer", "", CUSTOMER_KEYS), "customer"),  # type: ignore[arg-type]
-        items=r.entries(body, "items", "", ITEM_KEYS, _item),
+        items=r.entries(
+            body, "items", "", ITEM_KEYS, lambda item, _: _plain(Item, ITEM_KEYS, item)
+        ),
         reference_id=body.get("reference_id"),
         shipping=_shipping(r, r.field(body, "shipping", "", frozenset({"address"}))),
         notification_urls=urls if urls is not None else (),
