@@ -137,13 +137,19 @@ def check_number(value: Any, path: str) -> str:
     return value
 
 
-def _month(card: dict[str, Any], path: str) -> str:
-    """``exp_month``: "1".."12" (or the integer), answered as two digits."""
-    value = card.get("exp_month")
-    where = field_path(path, "exp_month")
+def _expiry_text(card: dict[str, Any], path: str, key: str) -> tuple[Any, str]:
+    """``card[key]`` as given (the integer as its digits) and its path; 40001 when missing."""
+    value = card.get(key)
+    where = field_path(path, key)
     if value is None:
         raise errors.required(where)
     text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    return text, where
+
+
+def _month(card: dict[str, Any], path: str) -> str:
+    """``exp_month``: "1".."12" (or the integer), answered as two digits."""
+    text, where = _expiry_text(card, path, "exp_month")
     if not rules.is_digits(text, (1, 2)) or not 1 <= int(text) <= 12:
         raise errors.invalid(where)
     return f"{int(text):02d}"
@@ -151,11 +157,7 @@ def _month(card: dict[str, Any], path: str) -> str:
 
 def _year(card: dict[str, Any], path: str) -> str:
     """``exp_year``: four digits (a string, or the integer)."""
-    value = card.get("exp_year")
-    where = field_path(path, "exp_year")
-    if value is None:
-        raise errors.required(where)
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    text, where = _expiry_text(card, path, "exp_year")
     if not rules.is_digits(text, (4,)):
         raise errors.invalid(where)
     return text
