@@ -165,3 +165,10 @@ def error_of(response: requests.Response) -> dict[str, str]:
     """The first ``error_messages`` entry of a provider error."""
     assert response.headers["Content-Type"].startswith("application/json"), response.text
     return response.json()["error_messages"][0]
+
+
+def refusal(response: requests.Response) -> tuple[str, str]:
+    """``(code, parameter_name)`` of a provider 400 (asserting it is one)."""
+    assert response.status_code == 400, response.text
+    error = error_of(response)
+    return error["code"], error["parameter_name"]

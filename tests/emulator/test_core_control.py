@@ -15,6 +15,7 @@ from tests.emulator.core_support import (
     error_of,
     order_payload,
     raw_card,
+    refusal,
 )
 
 
@@ -78,11 +79,7 @@ def test_notifications_lists_deliveries_with_body_and_headers(api):
 def test_flush_checks_its_timeout(api, timeout):
     response = api.post("/_emulator/notifications/flush", {"timeout": timeout})
 
-    assert response.status_code == 400
-    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
-        "40002",
-        "timeout",
-    )
+    assert refusal(response) == ("40002", "timeout")
 
 
 def test_drop_loses_the_next_deliveries(api, recorder):
@@ -110,11 +107,7 @@ def test_drop_loses_the_next_deliveries(api, recorder):
 def test_drop_checks_its_count(api, body, code, parameter_name):
     response = api.post("/_emulator/notifications/drop", body)
 
-    assert response.status_code == 400
-    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
-        code,
-        parameter_name,
-    )
+    assert refusal(response) == (code, parameter_name)
 
 
 def test_resolve_paid_approves_the_charge(api):
@@ -226,11 +219,7 @@ def test_clock_checks_its_body(api, body, code, parameter_name):
 
     response = api.post("/_emulator/clock", body)
 
-    assert response.status_code == 400
-    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
-        code,
-        parameter_name,
-    )
+    assert refusal(response) == (code, parameter_name)
     assert api.get("/_emulator/clock").json()["now"][:16] == before[:16]
 
 

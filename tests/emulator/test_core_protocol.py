@@ -24,6 +24,7 @@ from tests.emulator.core_support import (
     charge_payload,
     error_of,
     order_payload,
+    refusal,
 )
 
 UNAUTHORIZED = {
@@ -339,11 +340,7 @@ def test_private_key_is_the_half_that_decrypts_what_the_public_key_encrypts(api,
 def test_public_key_type_is_checked(api, body, code, parameter_name):
     response = api.post("/public-keys", body)
 
-    assert response.status_code == 400
-    assert (error_of(response)["code"], error_of(response)["parameter_name"]) == (
-        code,
-        parameter_name,
-    )
+    assert refusal(response) == (code, parameter_name)
 
 
 def test_the_sdk_script_is_served_as_javascript_without_a_token(api):
