@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -711,6 +712,29 @@ def _wait_for_lock_waiter() -> None:
     raise AssertionError("the second sync never waited on a lock")
 
 
+def _race(first: Callable[[], object], second: Callable[[], object]) -> list[Exception]:
+    """``first`` in a transaction held open until ``second``, in another thread, waits on it.
+
+    Then the first commits and both finish; what either raised is answered.
+    """
+    inserted, release, errors = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with sync_transaction():
+            first()
+            inserted.set()
+            release.wait()
+
+    holder = _in_thread(hold, errors)
+    inserted.wait()
+    racer = _in_thread(second, errors)
+    _wait_for_lock_waiter()
+    release.set()
+    holder.join()
+    racer.join()
+    return errors
+
+
 def _stored_card_order(order_id: str | None = None, token_id: str | None = None) -> dict:
     card = card_json(token_id=token_id or provider_id("CARD_"), store=True)
     return order_json(order_id=order_id, charges=[charge_json(card=card)])
@@ -746,22 +770,12 @@ def test_second_sync_waits_for_the_first_and_then_updates(recorded, caplog):
         order_id=order_id, charges=[charge_json(charge_id=charge_id, status="IN_ANALYSIS")]
     )
     paid = order_json(order_id=order_id, charges=[charge_json(charge_id=charge_id)])
-    inserted, release, errors = threading.Event(), threading.Event(), []
 
-    def first():
-        with sync_transaction():
-            sync_order(analysis, source="api")
-            inserted.set()
-            release.wait()
-
-    holder = _in_thread(first, errors)
-    inserted.wait()
     # when a second sync of the same order starts (and blocks on the row),
-    racer = _in_thread(lambda: sync_order(paid, source="notification"), errors)
-    _wait_for_lock_waiter()
-    release.set()
-    holder.join()
-    racer.join()
+    errors = _race(
+        lambda: sync_order(analysis, source="api"),
+        lambda: sync_order(paid, source="notification"),
+    )
 
     # then it neither fails nor loses the first one's work.
     assert errors == []
@@ -781,23 +795,11 @@ def test_second_sync_waits_for_the_first_and_then_updates(recorded, caplog):
 def test_two_orders_storing_the_same_card_at_once(recorded, caplog):
     caplog.set_level(logging.DEBUG, logger="django_orderpay.sync")
     token_id = provider_id("CARD_")
-    inserted, release, errors = threading.Event(), threading.Event(), []
 
-    def first():
-        with sync_transaction():
-            sync_order(_stored_card_order(token_id=token_id), source="api")
-            inserted.set()
-            release.wait()
-
-    holder = _in_thread(first, errors)
-    inserted.wait()
-    racer = _in_thread(
-        lambda: sync_order(_stored_card_order(token_id=token_id), source="api"), errors
+    errors = _race(
+        lambda: sync_order(_stored_card_order(token_id=token_id), source="api"),
+        lambda: sync_order(_stored_card_order(token_id=token_id), source="api"),
     )
-    _wait_for_lock_waiter()
-    release.set()
-    holder.join()
-    racer.join()
 
     assert errors == []
     token = CardToken.objects.get()
