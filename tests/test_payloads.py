@@ -608,3 +608,12 @@ def test_a_validation_error_survives_pickling():
     copy = pickle.loads(pickle.dumps(caught.value))
     assert copy.errors == caught.value.errors
     assert str(copy) == str(caught.value)
+
+
+@pytest.mark.parametrize("account_id", [["ACCO_X"], {"id": "ACCO_X"}, 7])
+def test_a_dict_receiver_account_id_of_the_wrong_type_is_named(account_id):
+    body = copy.deepcopy(SAMPLE_SPLIT_PAY)
+    body["charges"][0]["splits"]["receivers"][0]["account"]["id"] = account_id
+    with pytest.raises(ValidationError) as caught:
+        validate_pay_dict(body)
+    assert caught.value.paths == ["charges[0].splits.receivers[0].account.id"]

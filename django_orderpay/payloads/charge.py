@@ -190,9 +190,11 @@ class Splits(Builder):
                 continue
             receiver.collect(problems, where, maximum=maximum)
             values.append(receiver.value)
-            if receiver.account_id in seen:
-                problems.add(join(where, "account.id"), "lists an account a second time")
-            seen.add(receiver.account_id)
+            # A non-string id was reported by collect(); it can't be compared here.
+            if isinstance(receiver.account_id, str):
+                if receiver.account_id in seen:
+                    problems.add(join(where, "account.id"), "lists an account a second time")
+                seen.add(receiver.account_id)
             if receiver.liable:
                 liable += 1
                 liable_path = join(where, "configurations.liable")
