@@ -38,8 +38,34 @@ demo: venv
 bench: venv
 	$(BIN)/python -m tests.benchmarks
 
+# Every factor of tox.ini. pyenv's Python 3.12/3.13 are appended to PATH (tox
+# skips the interpreters it still can't find). The pg factors use DATABASE_URL;
+# without one, a throwaway PostgreSQL cluster runs in a temp folder (removed at
+# the end), or, where PostgreSQL is not installed, the pg factors are skipped
+# with a message. Options for tox: make tox TOX_ARGS="-e py311-dj52-sqlite".
+PYENV_BINS = $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.1[23]*/bin)
 tox: venv
-	PATH="$$PATH:$$(ls -d /root/.pyenv/versions/3.12*/bin /root/.pyenv/versions/3.13*/bin 2>/dev/null | tr '\n' ':')" $(BIN)/tox
+	@set -e; PATH="$$PATH$(foreach d,$(PYENV_BINS),:$(d))"; export PATH; skip=; \
+	if [ -z "$$DATABASE_URL" ]; then \
+	  PGBIN=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1); \
+	  [ -n "$$PGBIN" ] || PGBIN=$$(dirname "$$(command -v pg_ctl 2>/dev/null)"); \
+	  if [ -x "$$PGBIN/pg_ctl" ]; then \
+	    PGROOT=$$(mktemp -d); as=; \
+	    if [ "$$(id -u)" = 0 ]; then chown postgres:postgres "$$PGROOT"; as="runuser -u postgres --"; fi; \
+	    PORT=$$($(BIN)/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	    trap "$$as $$PGBIN/pg_ctl -D $$PGROOT/data -m fast stop >/dev/null 2>&1; rm -rf $$PGROOT" EXIT; \
+	    $$as "$$PGBIN/initdb" -D "$$PGROOT/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null; \
+	    $$as "$$PGBIN/pg_ctl" -D "$$PGROOT/data" -l "$$PGROOT/log" -w \
+	      -o "-c listen_addresses=127.0.0.1 -p $$PORT -k $$PGROOT -c fsync=off" start >/dev/null; \
+	    "$$PGBIN/psql" -h 127.0.0.1 -p "$$PORT" -U postgres -qc "CREATE ROLE app LOGIN PASSWORD 'app' CREATEDB"; \
+	    export DATABASE_URL="postgres://app:app@127.0.0.1:$$PORT/app"; \
+	    echo "make tox: throwaway PostgreSQL on 127.0.0.1:$$PORT"; \
+	  else \
+	    echo "make tox: PostgreSQL not found and DATABASE_URL unset: the pg factors are skipped"; \
+	    skip="--skip-env=.*-pg$$"; \
+	  fi; \
+	fi; \
+	$(BIN)/tox $$skip $(TOX_ARGS)
 
 clean:
 	rm -rf $(VENV) .tox .pytest_cache build *.egg-info
