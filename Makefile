@@ -45,7 +45,7 @@ bench: venv
 # with a message. Options for tox: make tox TOX_ARGS="-e py311-dj52-sqlite".
 PYENV_BINS = $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.1[23]*/bin)
 tox: venv
-	@set -e; PATH="$$PATH$(foreach d,$(PYENV_BINS),:$(d))"; export PATH; skip=; \
+	@set -e; for d in $(PYENV_BINS); do PATH="$$PATH:$$d"; done; export PATH; skip=; \
 	if [ -z "$$DATABASE_URL" ]; then \
 	  PGBIN=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1); \
 	  [ -n "$$PGBIN" ] || PGBIN=$$(dirname "$$(command -v pg_ctl 2>/dev/null)"); \
