@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 
 
 def _rebuild(cls: type[OrderPayError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
@@ -159,7 +159,12 @@ class NotFound(ProviderError):
 
 
 class IdempotencyConflict(ProviderError):
-    """409 ``40005``: the idempotency key was already used with another body."""
+    """409: the idempotency key is already in use (with another body, or still in flight).
+
+    Any 409 on a POST, whatever its code: the docs say ``40005``
+    ``idempotency_key_in_use``, production has answered ``IDEMPOTENCY_CONFLICT``.
+    The provider holds the key, so the earlier request with it may have acted.
+    """
 
 
 class ProviderUnavailable(ProviderError):
@@ -174,3 +179,29 @@ class ProviderUnavailable(ProviderError):
         super().__init__(message, **kwargs)
         self.reason = reason
         self.attempts = attempts
+
+
+class OutcomeUnknown(ProviderUnavailable):
+    """A money-moving call ended without an answer: the provider may have acted.
+
+    Raised by the services (never for a GET) after a timeout, a reset
+    connection, a 5xx, a 409, or a refusal that came after such an attempt.
+    ``operation`` is the :class:`~django_orderpay.models.Operation` that
+    recorded the call: it keeps its idempotency key until the outcome is
+    known, so calling the same service again for the same operation is safe
+    (it is sent with the same key and acts at most once). It is settled by
+    that repeat, by the provider's notification, by ``refresh_order`` or by
+    ``manage.py orderpay_sync``. The original error is ``__cause__``.
+    """
+
+    def __init__(self, message: str, *, operation: Any = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.operation = operation
+
+
+class CardTokenNotOwned(OrderPayError, PermissionDenied):
+    """A stored card was offered by someone other than its owner.
+
+    A ``PermissionDenied``, so a Django or DRF view that lets it through
+    answers 403. Raised before any call to the provider.
+    """

@@ -188,10 +188,12 @@ def test_another_content_encoding_is_a_415_naming_the_header(client, encoding):
     assert only_delivery().outcome == DeliveryOutcome.REJECTED
 
 
-def test_identity_is_no_encoding(client):
+def test_identity_is_no_encoding(client, orderpay_emulator):
     body = json.dumps(order_json()).encode()
 
-    response = post_encoded(client, body, signed=body, encoding="identity")
+    response = post_encoded(
+        client, body, signed=body, encoding="identity", token=orderpay_emulator.token
+    )
 
     assert response.status_code == 200
     assert response.json()["outcome"] == "ignored"
@@ -277,7 +279,7 @@ OTHER_TOKEN = "another-merchants-token"
 
 
 @pytest.fixture
-def other_merchant(client):
+def other_merchant(client, orderpay_emulator):
     """Another merchant's provider account, whose order notifies this shop's URL.
 
     Its own emulator, delivering through this test's Django client.
@@ -356,7 +358,8 @@ def test_another_merchants_verified_notification_is_ignored(other_merchant, orde
     assert [d["status"] for d in emulator.notifier.deliveries()] == [200]
     delivery = NotificationDelivery.objects.get()
     assert (delivery.outcome, delivery.valid) == (DeliveryOutcome.IGNORED, True)
-    assert delivery.error == f"order {order_id} is unknown here"
+    # Fetched with this shop's token, the order is not there: not ours to adopt.
+    assert delivery.error == f"order {order_id} is not known to this account"
 
 
 def test_another_merchants_notification_without_verification_is_ignored(other_merchant, orderpay):

@@ -10,7 +10,12 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import client_from_settings, get_client
-from django_orderpay.exceptions import IdempotencyConflict, ProviderError, ProviderUnavailable
+from django_orderpay.exceptions import (
+    IdempotencyConflict,
+    OutcomeUnknown,
+    ProviderError,
+    ProviderUnavailable,
+)
 from django_orderpay.models import Order
 from django_orderpay.services import (
     cancel_charge,
@@ -19,7 +24,7 @@ from django_orderpay.services import (
     get_public_key,
     pay_order,
 )
-from django_orderpay.services.idempotency import create_key, digest, without_card_secrets
+from django_orderpay.services.idempotency import digest, operation_key, without_card_secrets
 from tests.test_services_support import (
     APPROVED_VISA,
     CVV,
@@ -80,7 +85,7 @@ def test_a_create_repeated_after_a_lost_answer_is_not_charged_twice(
     assert order.charges.get().status == "PAID"
 
 
-def test_a_re_encrypted_card_after_a_lost_answer_is_refused_not_charged(
+def test_a_re_encrypted_card_after_a_lost_answer_is_an_unknown_outcome_not_a_charge(
     orderpay_emulator, quick_timeout, settings
 ):
     settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
@@ -92,15 +97,19 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_refused_not_charged(
         return order_payload(charges=[charge(500, {"encrypted": encrypted})])
 
     orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders")
-    with pytest.raises(ProviderUnavailable):
+    with pytest.raises(OutcomeUnknown) as first:
         create_order(body())
 
-    with pytest.raises(IdempotencyConflict) as caught:
+    with pytest.raises(OutcomeUnknown) as caught:
         create_order(body())
 
+    # The 409 says the provider holds the first call's key: the outcome is
+    # still unknown, so the key stays and nothing new is sent.
+    assert caught.value.status == 409
     assert caught.value.codes == ["40005"]
-    # A 409 is no refusal (the work may be done): the key stays, and so does the answer.
-    with pytest.raises(IdempotencyConflict):
+    assert caught.value.operation.pk == first.value.operation.pk
+    assert caught.value.idempotency_key == first.value.idempotency_key
+    with pytest.raises(OutcomeUnknown):
         create_order(body())
     assert len(orderpay_emulator.order_ids()) == 1
 
@@ -156,9 +165,9 @@ def test_keys_never_depend_on_card_secrets():
     other = order_payload(charges=[charge(500, {"encrypted": "WFla", "security_code": "999"})])
 
     assert digest(body) == digest(other)
-    assert create_key("r", 0, body) == create_key("r", 0, other)
-    assert create_key("r", 0, body) != create_key("r", 1, body)
-    assert len(create_key("r", 0, body)) < 64
+    assert operation_key("create", "r", 0, body) == operation_key("create", "r", 0, other)
+    assert operation_key("create", "r", 0, body) != operation_key("create", "r", 1, body)
+    assert len(operation_key("create", "r", 0, body)) < 64
     card = without_card_secrets(body)["charges"][0]["payment_method"]["card"]
     assert card == {}
 

@@ -20,7 +20,6 @@ from django_orderpay.exceptions import (
 from django_orderpay.redaction import redact_text
 
 RATE_LIMIT_CODE = "40004"
-IDEMPOTENCY_CONFLICT_CODE = "40005"
 GATEWAY_STATUSES = frozenset({502, 503, 504})
 
 
@@ -66,6 +65,11 @@ def retry_reason(response: requests.Response) -> str | None:
         if RATE_LIMIT_CODE in codes:
             return f"rate limited ({RATE_LIMIT_CODE} rate_limit, HTTP {status})"
     return None
+
+
+def may_have_acted(response: requests.Response) -> bool:
+    """Whether a retried answer may hide work done: a 5xx may, a rate limit did nothing."""
+    return response.status_code >= 500
 
 
 def redacted_messages(
@@ -132,9 +136,11 @@ def error_for(
         return Forbidden(message, **context)
     if status == 404:
         return NotFound(message, **context)
-    if IDEMPOTENCY_CONFLICT_CODE in (m.code for m in messages):
+    if status == 409:
+        # Whatever its code (40005 in the docs, IDEMPOTENCY_CONFLICT in
+        # production): the provider holds this key, so it may have acted on it.
         return IdempotencyConflict(
-            message + f" (idempotency key {idempotency_key} was used with another body)", **context
+            message + f" (idempotency key {idempotency_key} is already in use)", **context
         )
     return ProviderError(message, **context)
 

@@ -21,9 +21,18 @@ import requests
 from requests.auth import AuthBase
 
 from django_orderpay import __version__
+from django_orderpay.exceptions import ProviderUnavailable
 from django_orderpay.redaction import redact
 
-from .errors import error_for, json_body, redacted_messages, retry_after, retry_reason, unavailable
+from .errors import (
+    error_for,
+    json_body,
+    may_have_acted,
+    redacted_messages,
+    retry_after,
+    retry_reason,
+    unavailable,
+)
 
 logger = logging.getLogger("django_orderpay.client")
 
@@ -129,11 +138,16 @@ class ProviderHttp:
                 logger.debug("%s %s request body %s", method, path, json.dumps(redact(payload)))
 
         history: list[str] = []
+        # Whether an earlier attempt may have reached the provider and acted
+        # (a timeout, a reset, a 5xx): a refusal after it is not an answer
+        # about the first one.
+        uncertain = False
         attempt = 0
         while True:
             attempt += 1
             started = time.monotonic()
             response: requests.Response | None = None
+            acted = True
             try:
                 response = self.session.request(
                     method,
@@ -143,18 +157,25 @@ class ProviderHttp:
                     auth=self._auth,
                     timeout=self.timeout,
                 )
+            except requests.ConnectTimeout:
+                reason, acted = f"could not connect within {self.timeout:g} s", False
             except requests.Timeout:
                 reason = f"no answer within {self.timeout:g} s (timeout)"
             except requests.ConnectionError as exc:
                 reset = "reset" in str(exc).lower() or "aborted" in str(exc).lower()
                 reason = "the connection was reset" if reset else "could not connect"
+                acted = reset
             else:
                 reason = retry_reason(response)
+                acted = may_have_acted(response)
             elapsed_ms = (time.monotonic() - started) * 1000
             status = response.status_code if response is not None else None
             self._log(method, path, status, elapsed_ms, attempt, key, reason)
             if reason is None and response is not None:
+                if uncertain and not 200 <= response.status_code < 300:
+                    return self._after_uncertain(response, method, path, key, attempt, history)
                 return self._finish(response, method, path, key, attempt)
+            uncertain = uncertain or (method == "POST" and acted)
             history.append(reason or "")
             if attempt > self.retries:
                 raise unavailable(
@@ -169,6 +190,42 @@ class ProviderHttp:
                     idempotency_key=key,
                 )
             self.sleep(self.delay(attempt, response))
+
+    def _after_uncertain(
+        self,
+        response: requests.Response,
+        method: str,
+        path: str,
+        key: str | None,
+        attempts: int,
+        history: list[str],
+    ) -> Any:
+        """A refusal that came after an attempt which may have acted: not an answer.
+
+        ``ProviderUnavailable`` (the outcome is unknown), except a 409: that
+        one says the provider holds the key, which the caller must know.
+        """
+        error = error_for(
+            response,
+            method=method,
+            path=path,
+            idempotency_key=key,
+            attempts=attempts,
+            secrets=self._secrets,
+        )
+        if response.status_code == 409 or isinstance(error, ProviderUnavailable):
+            raise error
+        reason = f"HTTP {response.status_code} after an attempt that may have been processed"
+        raise unavailable(
+            reason,
+            [*history, str(error)],
+            attempts=attempts,
+            method=method,
+            path=path,
+            status=response.status_code,
+            error_messages=error.error_messages,
+            idempotency_key=key,
+        )
 
     def _finish(
         self, response: requests.Response, method: str, path: str, key: str | None, attempts: int

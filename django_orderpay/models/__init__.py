@@ -7,6 +7,7 @@ from .charges import Charge, RecurringType, Split, SplitMethod
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
 from .money import format_cents
 from .notifications import DeliveryOutcome, NotificationDelivery, redact_headers
+from .operations import OPEN_OPERATION_STATES, Operation, OperationKind, OperationState
 from .orders import PROVIDER_TIMEZONE, Deeplink, Order, deeplink_expiry
 from .states import (
     CHARGE_TRANSITIONS,
@@ -20,6 +21,7 @@ from .states import (
 __all__ = [
     "CHARGE_TRANSITIONS",
     "OPEN_CHARGE_STATUSES",
+    "OPEN_OPERATION_STATES",
     "PROVIDER_TIMEZONE",
     "AppendOnlyError",
     "CardToken",
@@ -30,6 +32,9 @@ __all__ = [
     "Deeplink",
     "DeliveryOutcome",
     "NotificationDelivery",
+    "Operation",
+    "OperationKind",
+    "OperationState",
     "Order",
     "OrderStatus",
     "RecurringType",

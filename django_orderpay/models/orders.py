@@ -20,12 +20,17 @@ class OrderQuerySet(models.QuerySet):
     def not_final(self) -> OrderQuerySet:
         """Orders whose state may still change at the provider on its own.
 
-        That is orders without charges yet, and orders with a charge that is
-        waiting, in analysis or authorised: the ones worth re-fetching when a
-        notification may have been missed.
+        That is orders without charges yet, orders with a charge that is
+        waiting, in analysis or authorised, and orders with an operation whose
+        outcome is unknown: the ones worth re-fetching when a notification may
+        have been missed.
         """
+        from .operations import OPEN_OPERATION_STATES  # operations imports this module
+
         return self.filter(
-            Q(status=OrderStatus.CREATED) | Q(charges__status__in=OPEN_CHARGE_STATUSES)
+            Q(status=OrderStatus.CREATED)
+            | Q(charges__status__in=OPEN_CHARGE_STATUSES)
+            | Q(operations__state__in=OPEN_OPERATION_STATES)
         ).distinct()
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import NotFound
 from django_orderpay.models import (
     ChangeSource,
     Charge,
@@ -112,6 +113,7 @@ def _apply(
     here, locked and re-fetched (such a body is never synced as is).
     """
     unknown = f"order {order_id} is unknown here"
+    named = bool(order_id)
     if not order_id:
         charge_ids = named_charges(payload)
         order_id = _order_of_charges(charge_ids)
@@ -121,9 +123,12 @@ def _apply(
     order = None
     if order_id:
         order = Order.objects.select_for_update().filter(provider_id=order_id).first()
-    if order is None:
-        # Orders reach the database through the services before the provider
-        # can notify about them; one we never made is not ours to adopt.
+    if order is None and named:
+        # An order this shop has not mirrored: its create's answer was lost,
+        # or has not been mirrored yet. Whatever the body says, only the
+        # provider's answer to our own token proves it is ours: adopt that.
+        result = _adopt(order_id, client)
+    elif order is None:
         logger.info("notification delivery %s ignored: %s", delivery.pk, unknown)
         result = Result.of(DeliveryOutcome.IGNORED, unknown)
     elif (copy_of := _processed_copy(delivery)) is not None:
@@ -136,6 +141,17 @@ def _apply(
         result = Result.of(DeliveryOutcome.PROCESSED)
     recording.mark_outcome(delivery, result.outcome, result.detail)
     return result
+
+
+def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
+    """Fetch an order unknown here with our token; mirror it if the provider has it for us."""
+    try:
+        refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client)
+    except NotFound:
+        detail = f"order {order_id} is not known to this account"
+        logger.info("notification for %s ignored: %s", order_id, detail)
+        return Result.of(DeliveryOutcome.IGNORED, detail)
+    return Result.of(DeliveryOutcome.PROCESSED, f"order {order_id} adopted")
 
 
 def process_delivery(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -9,7 +10,8 @@ from django.db import models
 
 from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import CardTokenNotOwned, FieldError, ValidationError
+from django_orderpay.models import CardToken
 from django_orderpay.payloads._problems import is_int, not_an_integer
 
 #: ``Order.object_id`` holds the shop object's primary key as text.
@@ -70,3 +72,39 @@ def check_amount(amount: Any, field: str = "amount") -> int:
         message = f"must be between 1 and {rules.MAX_AMOUNT} cents"
         raise ValidationError([FieldError(field, message)])
     return amount
+
+
+def _stored_cards(body: Mapping[str, Any]) -> dict[str, str]:
+    """``card.id`` -> its field path, for every charge of a validated body."""
+    found: dict[str, str] = {}
+    for position, charge in enumerate(body.get("charges") or ()):
+        card = (charge.get("payment_method") or {}).get("card") or {}
+        if isinstance(card, Mapping) and isinstance(card.get("id"), str):
+            found.setdefault(card["id"], f"charges[{position}].payment_method.card.id")
+    return found
+
+
+def check_card_owners(body: Mapping[str, Any], owner: Any) -> None:
+    """Every stored card (``card.id``) a body charges is one of ``owner``'s tokens."""
+    check_owned(_stored_cards(body), owner)
+
+
+def check_owned(cards: Mapping[str, str], owner: Any) -> None:
+    """Each token of ``cards`` (token id -> the field naming it) belongs to ``owner``.
+
+    Every path that charges a stored card goes through here before the
+    call: nobody (``None``) owns any, and a token not mirrored here is no
+    one's either. The message names the field and the token, never whose it is.
+    """
+    if not cards:
+        return
+    owned: set[str] = set()
+    if owner is not None:
+        owned = set(
+            CardToken.objects.filter(provider_id__in=cards, user_id=owner.pk).values_list(
+                "provider_id", flat=True
+            )
+        )
+    for card_id, path in cards.items():
+        if card_id not in owned:
+            raise CardTokenNotOwned(f"{path}: card {card_id} is not this user's stored card")

@@ -4,30 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, OrderPayError, ValidationError
+from django_orderpay.exceptions import CardTokenNotOwned, FieldError, ValidationError
 from django_orderpay.models import CardToken, Order
 
-from ._common import check_amount, check_mirror
+from ._common import check_amount, check_mirror, check_owned, check_user
 from .orders import pay_order
 
-
-class CardTokenNotOwned(OrderPayError, PermissionDenied):
-    """A stored card was offered by someone other than its owner.
-
-    A ``PermissionDenied``, so a Django or DRF view that lets it through
-    answers 403. Raised before any call to the provider.
-    """
-
-
-def _check_owner(card_token: CardToken, user: Any) -> None:
-    authenticated = user is not None and getattr(user, "is_authenticated", False)
-    if not authenticated or card_token.user_id is None or card_token.user_id != user.pk:
-        # The message names the token, never whose it is.
-        raise CardTokenNotOwned(f"card {card_token.provider_id} is not this user's stored card")
+__all__ = ["CardTokenNotOwned", "pay_with_card_token", "token_charge"]
 
 
 def token_charge(
@@ -95,7 +80,7 @@ def pay_with_card_token(
     """
     check_mirror(order, Order, "order")
     check_mirror(card_token, CardToken, "card_token")
-    _check_owner(card_token, user)
+    check_owned({card_token.provider_id: "card_token"}, check_user(user))
     charge = token_charge(
         order,
         card_token,
@@ -105,4 +90,4 @@ def pay_with_card_token(
         capture=capture,
         subsequent_recurrence=subsequent_recurrence,
     )
-    return pay_order(order, [charge], idempotency_key=idempotency_key, client=client)
+    return pay_order(order, [charge], user=user, idempotency_key=idempotency_key, client=client)

@@ -1,14 +1,23 @@
-"""Charges: capture an authorisation, cancel (void or refund, in full or in part)."""
+"""Charges: capture an authorisation, cancel (void or refund, in full or in part).
+
+Both run as recorded operations (:mod:`.operations`), scoped by the charge
+and the amount: a capture or refund repeated while the first one's outcome
+is unknown is sent with the first one's key, so it acts at most once.
+"""
 
 from __future__ import annotations
 
+from typing import cast
+
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, ValidationError
-from django_orderpay.models import ChangeSource, Charge, ChargeStatus
-from django_orderpay.sync import sync_charge
+from django_orderpay.models import Charge, ChargeStatus, Operation, OperationKind
 
-from . import idempotency
-from ._common import check_amount, check_mirror, client_or_default
+from . import operations
+from ._common import check_amount, check_mirror
+
+#: The scope part of a cancel without an amount: "everything still refundable".
+ALL = "all"
 
 
 def capture_charge(
@@ -26,15 +35,17 @@ def capture_charge(
     """
     check_mirror(charge, Charge, "charge")
     value = charge.amount_value if amount is None else check_amount(amount)
-    api = client_or_default(client)
-    answer = idempotency.send(
-        idempotency_key,
-        lambda generation: idempotency.capture_key(
-            charge.provider_id, value, charge.amount_paid, generation=generation
-        ),
-        lambda key: api.capture_charge(charge.provider_id, value, idempotency_key=key),
+    intent = operations.Intent(
+        kind=OperationKind.CAPTURE,
+        scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value),
+        target=charge.provider_id,
+        body={"amount": {"value": value}},
+        amount=value,
+        order=charge.order,
+        charge=charge,
+        basis={"status": charge.status, "paid": charge.amount_paid},
     )
-    return sync_charge(answer, source=ChangeSource.API)
+    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def cancel_charge(
@@ -49,25 +60,36 @@ def cancel_charge(
     ``amount`` None means everything refundable as mirrored locally (the
     authorised amount, or paid minus refunded); less than that is a partial
     refund, after which the charge stays ``PAID`` with ``amount_refunded``
-    grown; a refund reaching the paid amount makes it ``CANCELED``. Refresh
-    the order first if the local copy may be behind the provider.
+    grown; a refund reaching the paid amount makes it ``CANCELED``. A repeat
+    of a cancel whose outcome is unknown sends the same request again
+    (the same amount, even if "everything" has shrunk since).
     """
     check_mirror(charge, Charge, "charge")
+    part = ALL if amount is None else check_amount(amount)
+    name = operations.scope(OperationKind.CANCEL, charge.provider_id, part)
     if amount is None:
-        if charge.status == ChargeStatus.AUTHORIZED:
-            amount = charge.amount_value
-        else:
-            amount = charge.refundable_amount
-        if amount <= 0:
-            message = f"charge {charge.provider_id} ({charge.status}) has nothing left to cancel"
-            raise ValidationError([FieldError("amount", message)])
+        amount = _everything(charge, operations.pending(name))
     value = check_amount(amount)
-    api = client_or_default(client)
-    answer = idempotency.send(
-        idempotency_key,
-        lambda generation: idempotency.cancel_key(
-            charge.provider_id, value, charge.amount_refunded, charge.status, generation=generation
-        ),
-        lambda key: api.cancel_charge(charge.provider_id, value, idempotency_key=key),
+    intent = operations.Intent(
+        kind=OperationKind.CANCEL,
+        scope=name,
+        target=charge.provider_id,
+        body={"amount": {"value": value}},
+        amount=value,
+        order=charge.order,
+        charge=charge,
+        basis={"status": charge.status, "refunded": charge.amount_refunded},
     )
-    return sync_charge(answer, source=ChangeSource.API)
+    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
+
+
+def _everything(charge: Charge, pending: Operation | None) -> int:
+    """What "cancel everything" asks for: a pending one's amount, else what is left."""
+    if pending is not None and pending.amount:
+        return pending.amount
+    if charge.status == ChargeStatus.AUTHORIZED:
+        return charge.amount_value
+    if charge.refundable_amount <= 0:
+        message = f"charge {charge.provider_id} ({charge.status}) has nothing left to cancel"
+        raise ValidationError([FieldError("amount", message)])
+    return charge.refundable_amount

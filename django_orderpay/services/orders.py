@@ -1,26 +1,33 @@
 """Orders: create (one step or two), pay, refresh.
 
-Each call validates its body, sends it, and mirrors the answer through
-``sync`` with source ``api`` before returning, so the local copy is right
-before any notification arrives. A declined charge is not an exception: the
-returned order (and its charge) has status ``DECLINED``.
+Each call validates its body, records it as an operation, sends it, and
+mirrors the answer through ``sync`` with source ``api`` before returning, so
+the local copy is right before any notification arrives. A declined charge
+is not an exception: the returned order (and its charge) has status
+``DECLINED``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.db import models
 
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
-from django_orderpay.models import ChangeSource, Order
-from django_orderpay.sync import sync_order
+from django_orderpay.models import ChangeSource, OperationKind, Order
+from django_orderpay.sync import requested_total, sync_order
 
-from . import idempotency
+from . import idempotency, operations
 from ._bodies import order_body, pay_body
-from ._common import check_mirror, check_shop_object, check_user, client_or_default
+from ._common import (
+    check_card_owners,
+    check_mirror,
+    check_shop_object,
+    check_user,
+    client_or_default,
+)
 
 
 def create_order(
@@ -38,61 +45,70 @@ def create_order(
     its deeplink, with neither it waits for :func:`pay_order`. ``user`` and
     ``shop_object`` (a saved model instance) are attached to the local order;
     cards stored by its charges belong to ``user`` (``None`` or an anonymous
-    user: nobody's). Without an ``idempotency_key`` a stable one is derived
-    from the order's ``reference_id``, the orders already mirrored under it
-    and the body without card secrets (see :mod:`.idempotency`).
+    user: nobody's), and a stored card it pays with (``card.id``) must be
+    ``user``'s.
+
+    The call runs as an :class:`~django_orderpay.models.Operation` scoped by
+    ``user`` and ``reference_id``: calling again while an earlier create of
+    that reference has an unknown outcome sends the earlier key (see
+    ``docs/services.md``, "When the network fails"). ``idempotency_key``
+    names a new operation's key instead of the derived one.
 
     Raises :class:`~django_orderpay.exceptions.ValidationError` (naming each
-    field, ``user`` and ``shop_object`` included) before any network call,
-    and the client's ``ProviderError`` family when the provider refuses or
-    cannot be reached.
+    field, ``user`` and ``shop_object`` included) and ``CardTokenNotOwned``
+    before any network call, the client's ``ProviderError`` family when the
+    provider refuses, and ``OutcomeUnknown`` when it may have acted unheard.
     """
     # The owner and the shop object are checked before the card is charged:
     # a mistake found only while mirroring would leave a paid order unmirrored.
     owner = check_user(user)
     check_shop_object(shop_object)
     body = order_body(order)
-    api = client_or_default(client)
-    attempt = 0
-    reference_id = body.get("reference_id", "")
-    if idempotency_key is None:
-        attempt = Order.objects.filter(reference_id=reference_id).count()
-    answer = idempotency.send(
-        idempotency_key,
-        lambda generation: idempotency.create_key(
-            reference_id, attempt, body, generation=generation
-        ),
-        lambda key: api.create_order(body, idempotency_key=key),
+    check_card_owners(body, owner)
+    reference_id = body.get("reference_id") or ""
+    owner_part = owner.pk if owner is not None else "-"
+    what = reference_id or "#" + idempotency.digest(body)[:40]
+    intent = operations.Intent(
+        kind=OperationKind.CREATE,
+        scope=operations.scope(OperationKind.CREATE, owner_part, what),
+        target=reference_id,
+        body=body,
+        basis={"amount": requested_total(body)},
+        user=owner,
+        shop_object=shop_object,
     )
-    return sync_order(answer, source=ChangeSource.API, user=owner, shop_object=shop_object)
+    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def pay_order(
     order: Order,
     charges: Sequence[payloads.Charge | Mapping[str, Any]],
     *,
+    user: Any = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
 ) -> Order:
     """``POST /orders/{id}/pay`` with ``charges`` (the second step) and mirror the answer.
 
     ``charges`` are :class:`payloads.Charge` builders or dicts, each checked
-    before anything is sent. The derived idempotency key counts the order's
-    known charges, so paying again after a decline is a new operation, while
-    a repeat of an unanswered call is not.
+    before anything is sent. A stored card (``card.id``) must belong to the
+    payer: ``user``, else the order's own user. The call runs as an
+    operation scoped by the order: paying again after a decline is a new
+    operation, while a repeat of an unanswered call is not.
     """
     check_mirror(order, Order, "order")
+    payer = check_user(user) if user is not None else order.user
     body = pay_body(charges)
-    api = client_or_default(client)
-    attempt = order.charges.count() if idempotency_key is None else 0
-    answer = idempotency.send(
-        idempotency_key,
-        lambda generation: idempotency.pay_key(
-            order.provider_id, attempt, body, generation=generation
-        ),
-        lambda key: api.pay_order(order.provider_id, body, idempotency_key=key),
+    check_card_owners(body, payer)
+    intent = operations.Intent(
+        kind=OperationKind.PAY,
+        scope=operations.scope(OperationKind.PAY, order.provider_id),
+        target=order.provider_id,
+        body=body,
+        order=order,
+        basis={"charges": list(order.charges.values_list("provider_id", flat=True))},
     )
-    return sync_order(answer, source=ChangeSource.API)
+    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def refresh_order(

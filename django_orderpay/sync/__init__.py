@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .charges import supersedes
 from .locking import sync_transaction
+from .operations import requested_total, settle
 from .orders import sync_charge, sync_order
 from .parse import SyncError, parse_charge, parse_order, parse_split
 from .splits import sync_split
@@ -18,6 +19,8 @@ __all__ = [
     "parse_charge",
     "parse_order",
     "parse_split",
+    "requested_total",
+    "settle",
     "supersedes",
     "sync_charge",
     "sync_order",

@@ -15,6 +15,7 @@ from django.utils import timezone
 from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
 from .charges import apply_charges
 from .locking import sync_transaction
+from .operations import settle
 from .parse import DeeplinkState, OrderState, SyncError, parse_charge, parse_order
 
 logger = logging.getLogger("django_orderpay.sync")
@@ -169,6 +170,7 @@ def sync_order(
         charges = apply_charges(order, state.charges, source=source, new_order=new_order)
         if state.deeplink is not None:
             _sync_deeplink(order, state.deeplink, new_order=new_order)
+        settle(order, charges, new_order=new_order)
         _finish(order, charges, state.data, before, new_order=new_order)
     return order
 
@@ -193,6 +195,8 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
         if order_pk is None:
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
+        before = _snapshot(locked)
         charges = apply_charges(locked, [state], source=source)
-        _finish(locked, charges, locked.data, _snapshot(locked))
+        settle(locked, charges, new_order=False)
+        _finish(locked, charges, locked.data, before)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)

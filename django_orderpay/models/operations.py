@@ -1,0 +1,155 @@
+"""The durable record of every money-moving call: written and committed before it leaves.
+
+A payment API call can end three ways: the provider did it, the provider
+refused it with nothing done, or nobody knows (a timeout, a reset, a 5xx, a
+409 for a key already in use). Only the first two are answers. An
+:class:`Operation` row remembers each create, pay, capture and cancel with
+its idempotency key *before* the request is sent, so that a repeat of the
+same operation (a client retry, a customer pressing "pay" again, a worker
+re-running a task, another process) is sent with the same key while the
+outcome is unknown, and a new key is made only once the earlier operation
+is known to be finished. The pattern is Stripe's idempotency keys with
+recovery points, and Saleor's transaction events: see ``docs/services.md``,
+"When the network fails".
+
+Services write these rows; ``sync`` and the notification path settle them
+from the provider's state (the order adopted by its ``reference_id``, the
+new charge of a pay, the captured or refunded sums); ``orderpay_sync``
+re-sends what is still open.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .charges import Charge
+from .orders import Order
+
+
+class OperationKind(models.TextChoices):
+    """Which call an operation makes (the provider's endpoint)."""
+
+    CREATE = "create", _("Create order")  # POST /orders
+    PAY = "pay", _("Pay order")  # POST /orders/{id}/pay
+    CAPTURE = "capture", _("Capture charge")  # POST /charges/{id}/capture
+    CANCEL = "cancel", _("Cancel or refund charge")  # POST /charges/{id}/cancel
+
+
+class OperationState(models.TextChoices):
+    """Where an operation stands; ``succeeded`` and ``refused`` are final."""
+
+    SENDING = "sending", _("Sending")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    REFUSED = "refused", _("Refused")
+    UNKNOWN = "unknown", _("Outcome unknown")
+
+
+#: States in which the provider may have acted without our knowing: a repeat
+#: reuses the key, and sync, notifications and ``orderpay_sync`` settle them.
+OPEN_OPERATION_STATES = frozenset({OperationState.SENDING, OperationState.UNKNOWN})
+
+
+class OperationQuerySet(models.QuerySet):
+    def open(self) -> OperationQuerySet:
+        """Operations whose outcome is not known yet."""
+        return self.filter(state__in=OPEN_OPERATION_STATES)
+
+
+class Operation(models.Model):
+    """One money-moving call to the provider and what became of it.
+
+    ``scope`` names the logical operation (``cancel:CHAR_...:300``,
+    ``create:<user>:<reference_id>``); ``sequence`` counts the operations of
+    that scope, so the next operation after a finished one gets a new key.
+    ``body`` is the request as sent, without card secrets; ``replayable``
+    says nothing was taken out, so the request can be sent again as it was.
+    ``basis`` is what the local mirror showed when the call started (the
+    refunded sum, the known charges), which settling compares against.
+    ``reported`` says a caller has been given the outcome: a succeeded
+    operation nobody has heard of answers the next repeat instead of acting.
+    """
+
+    kind = models.CharField(_("kind"), max_length=10, choices=OperationKind.choices)
+    scope = models.CharField(_("scope"), max_length=200)
+    sequence = models.PositiveIntegerField(_("sequence"), default=0)
+    #: ``reference_id`` for a create, ``ORDE_`` for a pay, ``CHAR_`` otherwise.
+    target = models.CharField(_("target"), max_length=64, blank=True, db_index=True)
+    amount = models.PositiveIntegerField(_("amount (cents)"), null=True, blank=True)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=255, unique=True)
+    body_digest = models.CharField(_("body digest"), max_length=64)
+    body = models.JSONField(_("request body (no card secrets)"), default=dict, blank=True)
+    replayable = models.BooleanField(_("replayable"), default=False)
+    basis = models.JSONField(_("basis"), default=dict, blank=True)
+    state = models.CharField(
+        _("state"),
+        max_length=10,
+        choices=OperationState.choices,
+        default=OperationState.SENDING,
+        db_index=True,
+    )
+    reported = models.BooleanField(_("reported to a caller"), default=False)
+    calls = models.PositiveIntegerField(_("calls"), default=0)
+    error = models.TextField(_("last error"), blank=True)
+    order = models.ForeignKey(
+        Order,
+        verbose_name=_("order"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="operations",
+    )
+    charge = models.ForeignKey(
+        Charge,
+        verbose_name=_("charge"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="operations",
+    )
+    # Who and what a created order belongs to, for the order adopted later.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    content_type = models.ForeignKey(
+        ContentType,
+        verbose_name=_("shop object type"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
+    shop_object = GenericForeignKey("content_type", "object_id")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    resolved_at = models.DateTimeField(_("resolved at"), null=True, blank=True)
+
+    objects = OperationQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("operation")
+        verbose_name_plural = _("operations")
+        ordering = ("-created_at", "-pk")
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "sequence"], name="orderpay_operation_seq"),
+        ]
+        indexes = [
+            models.Index(fields=["state", "created_at"], name="orderpay_operation_open"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.target} ({self.get_state_display()})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in OPEN_OPERATION_STATES

@@ -1,0 +1,398 @@
+"""Money moves once: each create, pay, capture and cancel runs as a recorded operation.
+
+:func:`run` is the one way a service sends a money-moving request:
+
+1. **Record, committed, before the request leaves** (:func:`_begin`). The
+   operation's scope (what it acts on, with what amount) is looked up: an
+   *open* operation of the scope (sending, or outcome unknown) is reused
+   with its key, however the repeat came (a client retry, the caller
+   calling again, another process, a worker re-running a task); a
+   *succeeded* one that no caller has heard of answers this call instead of
+   acting again; otherwise a new operation is recorded with the next
+   sequence number and its derived key.
+2. **Send** with that key (the client retries transient failures with it).
+3. **Decide** from the answer: a 2xx is mirrored through ``sync`` and the
+   operation succeeds; a refusal the provider made with nothing done closes
+   it as refused (the next call is a new operation, with a new key); anything
+   else (a timeout, a reset, a 5xx, any 409, a refusal after an attempt that
+   may have acted) leaves it open and raises :class:`OutcomeUnknown`.
+
+Open operations are settled from the provider's state: by ``sync``
+(:mod:`django_orderpay.sync.operations`: an order adopted by its
+``reference_id``, a pay's new charge, a capture or a refund seen), so by any
+notification or ``refresh_order``; and by ``orderpay_sync``, which refreshes
+their orders and re-sends, with the same key, those it can send as they were
+(:func:`retry`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import IntegrityError, models, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from django_orderpay.client import OrderPayClient
+from django_orderpay.client.errors import RATE_LIMIT_CODE
+from django_orderpay.exceptions import (
+    IdempotencyConflict,
+    OutcomeUnknown,
+    ProviderError,
+    ProviderUnavailable,
+)
+from django_orderpay.models import (
+    OPEN_OPERATION_STATES,
+    ChangeSource,
+    Charge,
+    Operation,
+    OperationKind,
+    OperationState,
+    Order,
+)
+from django_orderpay.redaction import redact_text
+from django_orderpay.sync import sync_charge, sync_order, sync_transaction
+
+from . import idempotency
+from ._common import client_or_default
+
+logger = logging.getLogger("django_orderpay.services")
+
+#: How long ``orderpay_sync`` waits before it treats a call still marked
+#: ``sending`` as lost (its process may still be waiting for the answer).
+GRACE = dt.timedelta(minutes=2)
+#: How long after its first call ``orderpay_sync`` may re-send an operation.
+#: The provider's key lifetime is undocumented; past this a re-sent request
+#: could act again, so older open operations are left for staff to check.
+REPLAY_WINDOW = dt.timedelta(hours=24)
+#: Longest error text kept on an operation.
+MAX_ERROR_LENGTH = 2000
+
+Mirrored = Order | Charge
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a service is about to ask of the provider, before it is recorded."""
+
+    kind: str
+    #: What the operation acts on, and with what amount (see :func:`scope`).
+    scope: str
+    #: ``reference_id`` (create), ``ORDE_`` (pay) or ``CHAR_`` (capture, cancel).
+    target: str
+    body: dict[str, Any]
+    amount: int | None = None
+    order: Order | None = None
+    charge: Charge | None = None
+    #: The mirror's state when the call starts, for settling (see the model).
+    basis: dict[str, Any] = field(default_factory=dict)
+    user: Any = None
+    shop_object: models.Model | None = None
+
+    @classmethod
+    def of(cls, operation: Operation) -> Intent:
+        """The intent a recorded operation was made from (to send it again)."""
+        return cls(
+            kind=operation.kind,
+            scope=operation.scope,
+            target=operation.target,
+            body=operation.body,
+            amount=operation.amount,
+            order=operation.order,
+            charge=operation.charge,
+            basis=operation.basis,
+            user=operation.user,
+            shop_object=operation.shop_object,
+        )
+
+
+def scope(kind: str, *parts: Any) -> str:
+    """``kind:part:part``: the name of one logical operation."""
+    return ":".join([kind, *(str(part) for part in parts)])
+
+
+# --- the request each kind sends, and how its answer is mirrored ---------------------
+
+
+def _send_request(api: OrderPayClient, intent: Intent, body: dict[str, Any], key: str) -> Any:
+    if intent.kind == OperationKind.CREATE:
+        return api.create_order(body, idempotency_key=key)
+    if intent.kind == OperationKind.PAY:
+        return api.pay_order(intent.target, body, idempotency_key=key)
+    amount = body["amount"]["value"]
+    if intent.kind == OperationKind.CAPTURE:
+        return api.capture_charge(intent.target, amount, idempotency_key=key)
+    return api.cancel_charge(intent.target, amount, idempotency_key=key)
+
+
+def _mirror(intent: Intent, answer: Any, source: str) -> Mirrored:
+    if intent.kind == OperationKind.CREATE:
+        return sync_order(answer, source=source, user=intent.user, shop_object=intent.shop_object)
+    if intent.kind == OperationKind.PAY:
+        return sync_order(answer, source=source)
+    return sync_charge(answer, source=source)
+
+
+def _result(operation: Operation) -> Mirrored | None:
+    """What a succeeded operation answers its caller (its order or charge, as mirrored now)."""
+    if operation.kind in (OperationKind.CREATE, OperationKind.PAY):
+        return Order.objects.filter(pk=operation.order_id).first()
+    return Charge.objects.filter(pk=operation.charge_id).first()
+
+
+# --- recording ----------------------------------------------------------------------
+
+
+def _update(operation: Operation, **fields: Any) -> None:
+    fields["updated_at"] = timezone.now()
+    Operation.objects.filter(pk=operation.pk).update(**fields)
+    for name, value in fields.items():
+        if not hasattr(value, "resolve_expression"):
+            setattr(operation, name, value)
+
+
+def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
+    safe_body = idempotency.without_card_secrets(intent.body)
+    shop_object = intent.shop_object
+    return Operation(
+        kind=intent.kind,
+        scope=intent.scope,
+        sequence=sequence,
+        target=intent.target,
+        amount=intent.amount,
+        idempotency_key=explicit_key
+        or idempotency.operation_key(intent.kind, intent.scope, sequence, intent.body),
+        body_digest=idempotency.digest(intent.body),
+        body=safe_body,
+        replayable=safe_body == intent.body,
+        basis=intent.basis,
+        order=intent.order,
+        charge=intent.charge,
+        user=intent.user,
+        content_type=ContentType.objects.get_for_model(shop_object) if shop_object else None,
+        object_id=str(shop_object.pk) if shop_object else "",
+        calls=1,
+    )
+
+
+def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
+    """The operation this call sends (committed), and whether it is already answered.
+
+    ``(operation, True)`` is a succeeded operation whose outcome no caller
+    had heard yet: it answers this call. Outside a transaction of the
+    caller's, the row is committed before this returns, so it survives a
+    crash during the request.
+    """
+    for _ in range(5):
+        with sync_transaction():
+            rows = Operation.objects.select_for_update()
+            if explicit_key is not None:
+                # The caller's key names its operation, in whatever state.
+                mine = rows.filter(idempotency_key=explicit_key).first()
+                if mine is not None:
+                    _update(mine, calls=F("calls") + 1)
+                    mine.calls += 1
+                    return mine, False
+            latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
+            if latest is not None and latest.is_open:
+                _update(latest, calls=F("calls") + 1)
+                latest.calls += 1
+                return latest, False
+            if latest is not None and _unheard_success(latest):
+                _update(latest, reported=True)
+                return latest, True
+            operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
+            try:
+                with transaction.atomic():
+                    operation.save(force_insert=True)
+            except IntegrityError:
+                # Another process recorded this sequence (or key) first: look again.
+                continue
+            return operation, False
+    raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
+
+
+def pending(scope_name: str) -> Operation | None:
+    """The operation of ``scope_name`` a call would continue: open, or succeeded unheard."""
+    latest = Operation.objects.filter(scope=scope_name).order_by("-sequence").first()
+    if latest is not None and (latest.is_open or _unheard_success(latest)):
+        return latest
+    return None
+
+
+def _unheard_success(operation: Operation) -> bool:
+    if operation.state != OperationState.SUCCEEDED or operation.reported:
+        return False
+    if operation.kind in (OperationKind.CREATE, OperationKind.PAY):
+        return operation.order_id is not None
+    return operation.charge_id is not None
+
+
+def _is_refusal(error: ProviderError, operation: Operation) -> bool:
+    """Whether ``error`` says the provider did nothing for this operation.
+
+    The first call's 4xx is a refusal (but not a 409: the key is in use,
+    nor a rate limit). Once a call of the operation may have acted, only
+    the API's own 400 about the request still answers for the key (the
+    provider looks the key up before it validates); a 401, 403 or 404 on a
+    repeat may come from a gateway and says nothing about the first call.
+    """
+    if isinstance(error, ProviderUnavailable | IdempotencyConflict):
+        return False
+    status = error.status
+    if status is None or not 400 <= status < 500 or status in (409, 429):
+        return False
+    if RATE_LIMIT_CODE in error.codes:
+        return False
+    if operation.calls <= 1:
+        return True
+    return status == 400 and bool(error.codes)
+
+
+def _describe(error: BaseException) -> str:
+    return redact_text(f"{type(error).__name__}: {error}")[:MAX_ERROR_LENGTH]
+
+
+def _close(operation: Operation, state: str, error: BaseException | None = None) -> None:
+    """Move an open operation to ``state`` (a final one never moves back)."""
+    now = timezone.now()
+    fields: dict[str, Any] = {"state": state, "updated_at": now}
+    if state != OperationState.UNKNOWN:
+        fields["resolved_at"] = now
+        fields["reported"] = True
+    if error is not None:
+        fields["error"] = _describe(error)
+    Operation.objects.filter(pk=operation.pk, state__in=OPEN_OPERATION_STATES).update(**fields)
+    operation.refresh_from_db(fields=["state", "reported", "error", "resolved_at"])
+
+
+def _unknown(operation: Operation, error: BaseException) -> OutcomeUnknown:
+    _close(operation, OperationState.UNKNOWN, error)
+    kind = operation.get_kind_display().lower()
+    message = (
+        f"{kind} {operation.target}: the outcome is unknown, the provider may have acted "
+        f"({error}). Operation {operation.pk} keeps idempotency key "
+        f"{operation.idempotency_key}: calling this again sends it with that key, so it acts "
+        f"at most once; the provider's notification, refresh_order or orderpay_sync settle it."
+    )
+    context: dict[str, Any] = {"idempotency_key": operation.idempotency_key}
+    if isinstance(error, ProviderError):
+        context.update(
+            status=error.status,
+            error_messages=error.error_messages,
+            method=error.method,
+            path=error.path,
+        )
+    attempts = getattr(error, "attempts", 1)
+    reason = getattr(error, "reason", "") or str(error)
+    return OutcomeUnknown(message, operation=operation, reason=reason, attempts=attempts, **context)
+
+
+# --- running ------------------------------------------------------------------------
+
+
+def run(
+    intent: Intent, *, idempotency_key: str | None = None, client: OrderPayClient | None = None
+) -> Mirrored:
+    """Record ``intent``, send it (or answer from a settled repeat), mirror the answer.
+
+    Answers the mirrored order (create, pay) or charge (capture, cancel).
+    Raises the provider's refusal as the client raised it, and
+    :class:`OutcomeUnknown` when the provider may have acted without saying.
+    """
+    if idempotency_key is not None:
+        idempotency.check_explicit_key(idempotency_key)
+    api = client_or_default(client)
+    operation, answered = _begin(intent, idempotency_key)
+    if answered:
+        result = _result(operation)
+        if result is not None:
+            return result
+    return _send(operation, intent, api, source=ChangeSource.API)
+
+
+def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: str) -> Mirrored:
+    body = intent.body
+    if operation.replayable and operation.scope == intent.scope:
+        # A repeat sends what the key was first sent with (a "cancel all"
+        # repeated after a partial refund must not ask for less).
+        body = operation.body
+    try:
+        answer = _send_request(api, intent, body, operation.idempotency_key)
+    except ProviderError as error:
+        if not operation.is_open:
+            raise  # a caller's key sent again once settled: the provider's answer stands
+        if _is_refusal(error, operation):
+            _close(operation, OperationState.REFUSED, error)
+            raise
+        raise _unknown(operation, error) from error
+    try:
+        mirrored = _mirror(intent, answer, source)
+    except Exception as exc:
+        # The provider acted; only our copy failed. It stays open, to be
+        # settled when the order is next mirrored (a notification, a sync).
+        logger.exception("operation %s: the answer could not be mirrored", operation.pk)
+        raise _unknown(operation, exc) from exc
+    _succeeded(operation, mirrored, reported=source == ChangeSource.API)
+    return mirrored
+
+
+def _succeeded(operation: Operation, mirrored: Mirrored, *, reported: bool) -> None:
+    order = mirrored if isinstance(mirrored, Order) else mirrored.order
+    fields: dict[str, Any] = {"state": OperationState.SUCCEEDED, "order": order, "error": ""}
+    if isinstance(mirrored, Charge):
+        fields["charge"] = mirrored
+    if reported:
+        fields["reported"] = True
+    if operation.resolved_at is None:
+        fields["resolved_at"] = timezone.now()
+    _update(operation, **fields)
+
+
+# --- settling what is still open ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retried:
+    """What :func:`retry` made of one open operation."""
+
+    operation: Operation
+    state: str
+    detail: str = ""
+
+
+def retryable(now: dt.datetime | None = None) -> models.QuerySet[Operation]:
+    """Open operations ``orderpay_sync`` may send again: old enough, young enough, whole."""
+    now = now or timezone.now()
+    return (
+        Operation.objects.open()
+        .filter(replayable=True, created_at__gte=now - REPLAY_WINDOW, updated_at__lte=now - GRACE)
+        .order_by("pk")
+    )
+
+
+def retry(operation: Operation, *, client: OrderPayClient | None = None) -> Retried:
+    """Send an open operation again with its key and its recorded body; never raises for it.
+
+    The provider answers the first call's outcome (or acts now, if the first
+    never reached it); the operation is settled from that answer, and stays
+    unreported so the caller's next repeat hears it.
+    """
+    api = client_or_default(client)
+    with sync_transaction():
+        locked = Operation.objects.select_for_update().filter(pk=operation.pk).first()
+        if locked is None or not locked.is_open or not locked.replayable:
+            return Retried(operation, operation.state, "settled meanwhile")
+        _update(locked, calls=F("calls") + 1)
+        locked.calls += 1
+    try:
+        _send(locked, Intent.of(locked), api, source=ChangeSource.SYNC)
+    except OutcomeUnknown as error:
+        return Retried(locked, OperationState.UNKNOWN, str(error.__cause__ or error))
+    except ProviderError as error:
+        return Retried(locked, locked.state, str(error))
+    return Retried(locked, locked.state)

@@ -1,0 +1,117 @@
+"""Settling open operations from the provider's state, as each sync mirrors it.
+
+An operation whose call ended without an answer stays open (see
+``django_orderpay.services.operations``). Whatever mirrors the order next (a
+notification, ``refresh_order``, ``orderpay_sync``, another call's answer)
+may prove it succeeded:
+
+- a create: a new order with its ``reference_id`` and its amount (the order
+  is adopted: it gets the operation's user and shop object);
+- a pay: a charge on its order that was not there when the call started;
+- a capture: the charge is paid;
+- a void: the authorised charge is cancelled; a refund: the refunded sum
+  reached what was refunded when the call started plus its amount (open
+  refunds of one charge are counted oldest first, each on top of the last).
+
+Absence proves nothing (the call may still be on its way), so nothing here
+closes an operation as refused: that takes the provider's answer to its key.
+A settled operation stays unreported: the caller's next repeat hears of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from ..models import (
+    Charge,
+    ChargeStatus,
+    Operation,
+    OperationKind,
+    OperationState,
+    Order,
+)
+
+
+def settle(order: Order, charges: Sequence[Charge], *, new_order: bool) -> None:
+    """Close the open operations of ``order`` (locked) that its new state proves done."""
+    wanted = Q(order=order)
+    if new_order and order.reference_id:
+        wanted |= Q(kind=OperationKind.CREATE, order__isnull=True, target=order.reference_id)
+    open_operations = list(Operation.objects.open().filter(wanted).order_by("pk"))
+    if not open_operations:
+        return
+    by_pk = {charge.pk: charge for charge in charges}
+    settled: list[tuple[Operation, dict[str, Any]]] = []
+    taken: set[str] = set()
+    refunds: dict[int, int] = {}  # charge pk -> refunded sum the earlier open refunds reach
+    for operation in open_operations:
+        links = _proof(operation, order, charges, by_pk, taken, refunds)
+        if links is not None:
+            settled.append((operation, links))
+    now = timezone.now()
+    for operation, links in settled:
+        Operation.objects.filter(pk=operation.pk).update(
+            state=OperationState.SUCCEEDED, resolved_at=now, updated_at=now, **links
+        )
+        if operation.kind == OperationKind.CREATE:
+            _adopt(order, operation)
+
+
+def _proof(
+    operation: Operation,
+    order: Order,
+    charges: Sequence[Charge],
+    by_pk: dict[int, Charge],
+    taken: set[str],
+    refunds: dict[int, int],
+) -> dict[str, Any] | None:
+    """The links to write when ``order`` proves ``operation`` done, else None."""
+    if operation.kind == OperationKind.CREATE:
+        wanted = operation.basis.get("amount")
+        if wanted is not None and wanted != requested_total(order.data):
+            return None
+        return {"order": order}
+    if operation.kind == OperationKind.PAY:
+        known = set(operation.basis.get("charges") or ())
+        for charge in charges:
+            if charge.provider_id not in known and charge.provider_id not in taken:
+                taken.add(charge.provider_id)
+                return {"charge": charge}
+        return None
+    charge = by_pk.get(operation.charge_id or 0)
+    if charge is None:
+        return None
+    if operation.kind == OperationKind.CAPTURE:
+        paid = charge.status == ChargeStatus.PAID or charge.amount_paid > 0
+        return {} if paid else None
+    if operation.basis.get("status") == ChargeStatus.AUTHORIZED:
+        return {} if charge.status == ChargeStatus.CANCELED else None
+    reached = max(int(operation.basis.get("refunded") or 0), refunds.get(charge.pk, 0))
+    needed = reached + (operation.amount or 0)
+    if charge.amount_refunded >= needed:
+        refunds[charge.pk] = needed
+        return {}
+    return None
+
+
+def requested_total(data: Mapping[str, Any]) -> int:
+    """Cents an order asks for, in a request or an answer: charges, deeplinks, QR codes."""
+    total = 0
+    for key in ("charges", "deep_links", "qr_codes"):
+        for entry in data.get(key) or ():
+            value = (entry.get("amount") or {}).get("value") if isinstance(entry, Mapping) else 0
+            total += value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return total
+
+
+def _adopt(order: Order, operation: Operation) -> None:
+    """Give an adopted order the user and shop object its create named (when it has none)."""
+    if order.user_id is None and operation.user_id is not None:
+        order.user_id = operation.user_id
+    if order.content_type_id is None and operation.content_type_id is not None:
+        order.content_type_id = operation.content_type_id
+        order.object_id = operation.object_id
