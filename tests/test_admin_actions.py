@@ -280,18 +280,33 @@ def test_provider_unavailable_is_a_message_not_a_500(orderpay_emulator, boss, se
     assert "after 2 attempts; nothing was changed: try again later" in text
 
 
-def test_a_refund_without_an_answer_tells_staff_to_check_first(orderpay_emulator, boss, settings):
+def test_a_refund_without_an_answer_is_unknown_and_confirming_again_refunds_once(
+    orderpay_emulator, boss, settings
+):
     settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
     charge = paid_charge(1000)
-    orderpay_emulator.inject_fault("http_502", count=5, path_prefix="/charges")
+    # The provider refunds, but its answer never arrives (a gateway error after the work).
+    orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/charges")
+    settings.ORDERPAY = {**settings.ORDERPAY, "TIMEOUT": 0.5}
 
-    _, response = confirm(boss, "cancel_charges", [charge])
+    _, response = confirm(boss, "refund_charges_partially", [charge], amount="3,00")
 
     [(level, text)] = messages_of(response)
     assert level == "error"
-    assert "it may or may not have acted: refresh the order" in text
+    assert "it may have acted" in text
+    assert "confirming it again acts at most once" in text
     charge.refresh_from_db()
-    assert charge.status == "PAID"
+    assert (charge.status, charge.amount_refunded) == ("PAID", 0)
+
+    # Staff open the action again (a new confirmation page) and confirm it.
+    _, again = confirm(boss, "refund_charges_partially", [charge], amount="3,00")
+
+    [(level, text)] = messages_of(again)
+    assert level == "success", text
+    charge.refresh_from_db()
+    assert charge.amount_refunded == 300
+    provider = get_client().get_charge(charge.provider_id)
+    assert provider["amount"]["summary"]["refunded"] == 300  # refunded once, not twice
 
 
 # --- replay -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""django-orderpay in Django admin: orders, charges, stored cards, splits and the delivery log.
+"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -10,6 +10,7 @@ from __future__ import annotations
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .deliveries import NotificationDeliveryAdmin
+from .operations import OperationAdmin, OperationInline
 from .orders import ChargeInline, ChargeStatusFilter, DeeplinkInline, OrderAdmin
 from .splits import SplitAdmin
 
@@ -21,6 +22,8 @@ __all__ = [
     "ChargeStatusFilter",
     "DeeplinkInline",
     "NotificationDeliveryAdmin",
+    "OperationAdmin",
+    "OperationInline",
     "OrderAdmin",
     "SplitAdmin",
 ]

@@ -10,6 +10,7 @@ from ..exceptions import (
     IdempotencyConflict,
     NotFound,
     OrderPayError,
+    OutcomeUnknown,
     ProviderError,
     ProviderUnavailable,
     ValidationError,
@@ -38,6 +39,12 @@ def describe_error(error: OrderPayError, *, changes_state: bool) -> str:
     (capture, cancel): when no answer arrived, staff must check before trying
     again, since the provider may have done it.
     """
+    if isinstance(error, OutcomeUnknown):
+        return _(
+            "the provider did not answer (%(reason)s): it may have acted. This operation keeps "
+            "its idempotency key, so confirming it again acts at most once; the provider's "
+            "notification or orderpay_sync will also settle it"
+        ) % {"reason": error.reason or _("no answer")}
     if isinstance(error, ProviderUnavailable):
         if changes_state:
             text = _(

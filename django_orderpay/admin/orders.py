@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Charge, ChargeStatus, Deeplink, Order, Split
+from ..models import Charge, ChargeStatus, Deeplink, Operation, Order, Split
 from .actions import refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
@@ -25,6 +25,7 @@ from .display import (
     short_datetime,
     status_badge,
 )
+from .operations import OperationInline
 
 #: A CPF or CNPJ typed with its punctuation (123.456.789-09, 12.345.678/0001-95).
 _FORMATTED_TAX_ID = re.compile(r"[\d.\-/ ]{11,18}")
@@ -150,7 +151,7 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     list_per_page = 50
     show_full_result_count = False
     actions = [refresh_orders]
-    inlines = [ChargeInline, DeeplinkInline]
+    inlines = [ChargeInline, DeeplinkInline, OperationInline]
     fieldsets = (
         (None, {"fields": ("provider_id", "reference_id", "status_badge", "json_link")}),
         (
@@ -227,10 +228,13 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         return money(obj.items_total)
 
     def get_inlines(self, request: HttpRequest, obj: Order | None) -> list[type]:
-        # An order without a deeplink would show an empty deeplink box.
-        if obj is not None and not Deeplink.objects.filter(order=obj).exists():
-            return [ChargeInline]
-        return [ChargeInline, DeeplinkInline]
+        # An order without a deeplink (or operations) would show an empty box.
+        inlines: list[type] = [ChargeInline]
+        if obj is None or Deeplink.objects.filter(order=obj).exists():
+            inlines.append(DeeplinkInline)
+        if obj is None or Operation.objects.filter(order=obj).exists():
+            inlines.append(OperationInline)
+        return inlines
 
     @admin.display(description=_("shop object"))
     def shop(self, obj: Order) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,25 @@ from ..models.orders import PROVIDER_TIMEZONE, deeplink_expiry
 
 #: Keys of a request's card that must never be stored, should a body carry them.
 SECRET_CARD_KEYS = ("number", "security_code", "encrypted")
+#: What no database text column (PostgreSQL's NUL) or UTF-8 (a lone surrogate) can hold.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def storable(value: Any) -> Any:
+    """``value`` with every character the database can't store replaced by U+FFFD.
+
+    The provider's text is mirrored whatever it holds: a NUL in a customer's
+    name must not fail every sync of the order (a notification retried
+    forever, an order charged and never mirrored).
+    """
+    if isinstance(value, str):
+        return UNSTORABLE.sub(REPLACEMENT, value) if UNSTORABLE.search(value) else value
+    if isinstance(value, Mapping):
+        return {storable(key): storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(item) for item in value]
+    return value
 
 
 class SyncError(ValueError):
@@ -195,7 +215,7 @@ def _split_id(charge: Mapping[str, Any], path: str) -> str:
 
 def parse_charge(payload: Any, path: str = "") -> ChargeState:
     """Validate one charge object of an answer."""
-    charge = _object(payload, path)
+    charge = _object(payload if path else storable(payload), path)
     status = _choice(charge, "status", path, ChargeStatus)
     if not status:
         raise SyncError(_join(path, "status"), "is required")
@@ -278,7 +298,7 @@ def _parse_deeplink(
 
 def parse_order(payload: Any) -> OrderState:
     """Validate an Order answer (create, pay, GET or a notification body)."""
-    order = _object(payload, "")
+    order = _object(storable(payload), "")
     charges = order.get("charges") or []
     if not isinstance(charges, list):
         raise SyncError("charges", "must be a list")
@@ -314,7 +334,7 @@ class SplitState:
 
 def parse_split(payload: Any) -> SplitState:
     """Validate a Split answer (``GET /splits/{id}``)."""
-    split = _object(payload, "")
+    split = _object(storable(payload), "")
     columns = {
         "method": _choice(split, "method", "", SplitMethod),
         "status": _text(split, "status", "", max_length=32),

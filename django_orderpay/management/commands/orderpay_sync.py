@@ -10,8 +10,18 @@ fires the same signals a notification would. Run it from cron, e.g. every
 15 minutes: the provider's delivery is at least once, but a lost one is
 only recovered by asking.
 
-Exit status 0 when every order was fetched, 1 (``CommandError``) when any
-failed (after trying all of them) or an argument is wrong.
+Then it works through the operations whose outcome is unknown (a create,
+pay, capture or refund whose call got no answer): the refresh above settles
+those the provider's state proves done; each one still open that can be
+sent again as it was (no card secret in it, called over two minutes and
+less than a day ago) is re-sent with its own idempotency key, so the
+provider answers what the first call did, or does it now, once. An
+operation that can't be re-sent (a card payment: its card data is never
+kept) waits for the provider's notification; it is listed.
+
+Exit status 0 when every order was fetched and every re-sent operation
+answered, 1 (``CommandError``) when any failed (after trying all of them) or
+an argument is wrong.
 """
 
 from __future__ import annotations
@@ -25,8 +35,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import ChangeSource, Order
-from django_orderpay.services import refresh_order
+from django_orderpay.models import ChangeSource, Operation, OperationState, Order
+from django_orderpay.services import operations, refresh_order
 
 _ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
 
@@ -79,6 +89,34 @@ class Command(BaseCommand):
             else:
                 self.stdout.write(f"{order_id}: {before} -> {order.status}")
         summary = f"{len(targets) - failures} of {len(targets)} orders re-fetched"
+        if not order_ids:
+            unanswered = self._operations(verbose)
+            failures += unanswered
+            summary += self._waiting()
         if failures:
             raise CommandError(f"{summary}; {failures} failed (see above)")
         self.stdout.write(self.style.SUCCESS(summary))
+
+    def _operations(self, verbose: bool) -> int:
+        """Re-send the open operations that can be; how many got no answer again."""
+        unanswered = 0
+        for operation in operations.retryable():
+            retried = operations.retry(operation)
+            label = f"operation {operation.pk} ({operation.kind} {operation.target})"
+            if retried.state == OperationState.UNKNOWN:
+                unanswered += 1
+                self.stderr.write(f"{label}: still unknown: {retried.detail}")
+            elif verbose:
+                detail = f" ({retried.detail})" if retried.detail else ""
+                self.stdout.write(f"{label}: {retried.state}{detail}")
+        return unanswered
+
+    def _waiting(self) -> str:
+        """The open operations left (for the notification, or for staff), listed."""
+        still_open = list(Operation.objects.open().order_by("pk"))
+        for operation in still_open:
+            self.stdout.write(
+                f"operation {operation.pk} ({operation.kind} {operation.target}): "
+                f"{operation.state}, waiting for the provider's notification or a repeat"
+            )
+        return f"; {len(still_open)} operations still open" if still_open else ""
