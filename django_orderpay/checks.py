@@ -15,6 +15,9 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
 - ``orderpay.W004`` (warning): ``NOTIFICATION_VERIFY`` is on but ``NOTIFICATION_TOKENS``
   is empty, so every notification would be refused.
+- ``orderpay.W005`` (warning): a database has ``ATOMIC_REQUESTS``: a service called
+  from a view records its operation inside the request's transaction, so the record
+  is not committed before the provider is called.
 """
 
 from __future__ import annotations
@@ -123,6 +126,22 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 "(pip install 'django-orderpay[tasks]'), or set NOTIFICATION_BACKGROUND "
                 "to False.",
                 id="orderpay.E005",
+            )
+        )
+    atomic = sorted(alias for alias, db in settings.DATABASES.items() if db.get("ATOMIC_REQUESTS"))
+    if atomic:
+        # The operation record must be committed before the request leaves, so
+        # a crash or a rollback after the provider acted still leaves a trace.
+        messages.append(
+            Warning(
+                f"ATOMIC_REQUESTS is on for {', '.join(atomic)}: payment views run the "
+                "services inside the request's transaction, so an operation is recorded "
+                "only when the view's transaction commits (a view that fails after the "
+                "provider charged rolls its record back; the provider's notification still "
+                "adopts the order).",
+                hint="Decorate the views that create, pay, capture or refund with "
+                "django.db.transaction.non_atomic_requests.",
+                id="orderpay.W005",
             )
         )
     for key in unknown_keys():

@@ -125,3 +125,12 @@ def test_a_silenced_check_does_not_fail_the_command():
         out = StringIO()
         call_command("check", tags=["orderpay"], stdout=out)
     assert "no issues (1 silenced)" in out.getvalue()
+
+
+def test_atomic_requests_is_w005_naming_the_database(settings, monkeypatch):
+    monkeypatch.setitem(settings.DATABASES["default"], "ATOMIC_REQUESTS", True)
+    with override_settings(ORDERPAY={"TOKEN": "tok"}):
+        messages = checks.run_checks(tags=["orderpay"])
+    assert [m.id for m in messages] == ["orderpay.W005"]
+    assert "ATOMIC_REQUESTS is on for default" in messages[0].msg
+    assert "non_atomic_requests" in messages[0].hint

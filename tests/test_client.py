@@ -589,3 +589,84 @@ def test_provider_errors_survive_pickling(session, client):
     assert type(copy) is ProviderUnavailable
     assert (copy.status, copy.attempts, copy.reason) == (502, 4, caught.value.reason)
     assert str(copy) == str(caught.value)
+
+
+# --- answers that are not answers ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # The docs' shape, production's shape (seen by the official plugin), and none at all.
+        {"error_messages": [{"code": "40005", "description": "idempotency_key_in_use"}]},
+        {
+            "error_messages": [
+                {
+                    "code": "IDEMPOTENCY_CONFLICT",
+                    "description": "request body must be the same as the original request",
+                }
+            ]
+        },
+        None,
+    ],
+)
+def test_any_409_on_a_post_is_an_idempotency_conflict(emulator, body):
+    from django_orderpay.emulator.http import Response
+
+    answer = Response.json(409, body) if body is not None else Response(409, b"")
+    client, _provider = client_for(emulator, {("POST", "/orders"): answer})
+    with pytest.raises(IdempotencyConflict) as caught:
+        client.create_order(order(raw()), idempotency_key="k-409")
+    assert caught.value.status == 409
+    assert caught.value.idempotency_key == "k-409"
+
+
+def test_a_refusal_after_a_timeout_is_no_answer(client, session):
+    # The first attempt was processed (its answer lost); the retries were refused
+    # by a gateway. The refusal says nothing about the first attempt.
+    inject(session, "timeout", 1)
+    inject(session, "http_403_json", 3)
+    with pytest.raises(ProviderUnavailable) as caught:
+        client.create_order(order(raw()))
+    error = caught.value
+    assert error.status == 403
+    assert error.attempts == 2
+    assert "after an attempt that may have been processed" in error.reason
+    assert len(emulator_orders(session)) == 1
+
+
+def test_a_refusal_after_attempts_that_did_nothing_is_a_refusal(client, session):
+    # A rate limit acts on nothing: the 403 that follows is the answer.
+    from django_orderpay.exceptions import Forbidden
+
+    inject(session, "rate_limit", 1)
+    inject(session, "http_403_json", 3)
+    with pytest.raises(Forbidden) as caught:
+        client.create_order(order(raw()))
+    assert caught.value.status == 403
+    assert emulator_orders(session) == []
+
+
+def test_a_409_after_a_timeout_is_still_the_conflict(emulator):
+    from django_orderpay.emulator.http import Response
+
+    conflict = Response.json(409, {"error_messages": [{"code": "40005"}]})
+    provider = Provider(emulator, {})
+    calls = iter([Response(504, b"", reset=True), conflict])
+    provider.answers = _Sequence(calls)
+    session = requests.Session()
+    base = mount(session, provider, sleep=lambda s: None)
+    client = OrderPayClient(base, TOKEN, session=session, backoff=0, sleep=lambda s: None)
+    with pytest.raises(IdempotencyConflict):
+        client.create_order(order(raw()))
+
+
+class _Sequence(dict):
+    """Canned answers for every request, one after the other."""
+
+    def __init__(self, answers):
+        super().__init__()
+        self._answers = answers
+
+    def get(self, key, default=None):
+        return next(self._answers, default)

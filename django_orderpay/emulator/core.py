@@ -192,7 +192,7 @@ class Emulator:
             return self._handle(request)
         except Exception:
             logger.exception("emulator failed before routing a %s", request.method[:10])
-            return _internal_error()
+            return errors.internal_error()
 
     def _handle(self, request: Request) -> Response:
         path = request.path.rstrip("/") or "/"
@@ -266,11 +266,4 @@ class Emulator:
             # The log names the route's template only: paths, bodies and
             # headers may hold card data or tokens.
             logger.exception("emulator failed on %s %s", route.method, route.template)
-            return _internal_error()
-
-
-def _internal_error() -> Response:
-    """A bug of ours, in the provider's error shape (never stored as an idempotent answer)."""
-    return Response.json(
-        500, {"error_messages": [{"code": "50000", "description": "internal_server_error"}]}
-    )
+            return errors.internal_error()

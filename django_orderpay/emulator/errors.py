@@ -161,3 +161,10 @@ class SimulationError(Exception):
     def to_response(self) -> Response:
         body = {"errors": [{"code": self.code, "message": self.message}]}
         return Response.json(self.status, body)
+
+
+def internal_error() -> Response:
+    """A 500 in the provider's error shape (a bug of ours, or an injected fault)."""
+    return Response.json(
+        500, {"error_messages": [{"code": "50000", "description": "internal_server_error"}]}
+    )

@@ -21,8 +21,10 @@ from .http import Response
 #: kind -> what it acts out.
 KINDS: dict[str, str] = {
     "timeout": "does the work, then answers only after `delay` seconds",
+    "lost_response": "does the work, then drops the connection before answering",
     "reset": "drops the connection without doing anything",
     "http_500": "500 with an empty body, nothing done",
+    "http_500_json": "500 with the provider's JSON error body, nothing done",
     "http_502": "502 gateway page (text/html), nothing done",
     "http_403_html": "403 HTML page from the CDN, nothing done",
     "http_403_json": "403 with the provider's JSON error body (access denied), nothing done",
@@ -43,6 +45,8 @@ _CDN_FORBIDDEN_PAGE = (
     b"</body></html>"
 )
 _HTML = ("Content-Type", "text/html; charset=utf-8")
+#: Kinds that do the work and then lose its answer.
+AFTER_WORK = frozenset({"timeout", "lost_response"})
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,8 @@ class Fault:
 
     @property
     def before_work(self) -> bool:
-        """True when the fault answers instead of the work (all but ``timeout``)."""
-        return self.kind != "timeout"
+        """True when the fault answers instead of the work (all but the lost answers)."""
+        return self.kind not in AFTER_WORK
 
     def applies_to(self, request_path: str) -> bool:
         return self.path_prefix is None or request_path.startswith(self.path_prefix)
@@ -67,10 +71,14 @@ class Fault:
             if work_response is None:  # nothing was done: a gateway timeout, late
                 return Response(504, b"", delay=self.delay)
             return dataclasses.replace(work_response, delay=self.delay)
+        if self.kind == "lost_response":
+            return dataclasses.replace(work_response or Response(502, b""), reset=True)
         if self.kind == "reset":
             return Response(502, b"", reset=True)
         if self.kind == "http_500":
             return Response(500, b"")
+        if self.kind == "http_500_json":
+            return errors.internal_error()
         if self.kind == "http_502":
             return Response(502, _GATEWAY_PAGE, [_HTML])
         if self.kind == "http_403_html":
