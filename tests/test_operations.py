@@ -28,6 +28,7 @@ from django_orderpay.services import (
     pay_with_card_token,
 )
 from django_orderpay.services.idempotency import digest, operation_key
+from django_orderpay.sync import sync_order
 from django_orderpay.testing import samples
 from tests.test_services_support import (
     APPROVED_VISA,
@@ -474,3 +475,33 @@ def test_an_order_of_another_amount_under_the_same_reference_is_not_the_operatio
     assert operation.order == ours
     assert ours.user == buyer
     assert Order.objects.get(provider_id=elsewhere["id"]).user is None
+
+
+# --- text the database can't store ---------------------------------------------------------
+
+
+def test_provider_text_with_a_nul_is_mirrored_storable(orderpay_emulator):
+    # Whatever the provider holds (here an order made around our builders), sync stores it.
+    body = order_payload("nul-1", charges=[charge(500)])
+    body["customer"]["name"] = "Jose\x00da Silva"
+    body["items"][0]["name"] = "Camiseta\x00"
+    made = get_client().create_order(body)
+
+    orderpay_emulator.deliver_notifications()  # adopted through its notification
+
+    order = Order.objects.get(provider_id=made["id"])
+    assert order.customer_name == "Jose\ufffdda Silva"
+    assert order.data["items"][0]["name"] == "Camiseta\ufffd"
+    assert order.charges.get().status == "PAID"
+
+
+def test_a_lone_surrogate_from_the_provider_is_mirrored_storable(orderpay_emulator):
+    answer = get_client().create_order(order_payload("sur-1", charges=[charge(500)]))
+    answer["customer"]["name"] = "Jose \ud800 Silva"
+    answer["charges"][0]["payment_method"]["card"]["holder"]["name"] = "\udfff"
+
+    order = sync_order(answer, source="notification")
+
+    assert order.customer_name == "Jose \ufffd Silva"
+    card = order.charges.get().data["payment_method"]["card"]
+    assert card["holder"]["name"] == "\ufffd"
