@@ -8,7 +8,13 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   charge is first seen), ``new_status``, ``source`` (``api``,
   ``notification``, ``sync``); sender ``Charge``.
 - ``charge_paid``, ``charge_declined``, ``charge_canceled``: ``charge``,
-  ``old_status``, ``source``; sender ``Charge``.
+  ``old_status``, ``source``; sender ``Charge``. They follow what the status
+  *means* (``Charge.effective_status``): a partial refund that the provider
+  answers with CANCELED leaves the charge paid, so it sends no
+  ``charge_canceled``; the refund of the rest does.
+- ``charge_refunded``: ``charge``, ``amount`` (cents given back by this
+  change), ``refunded`` (in all), ``partial`` (part of the payment is kept),
+  ``source``; sender ``Charge``. Once per growth of the refunded sum.
 - ``card_stored``: ``card_token``; sender ``CardToken``.
 
 A receiver that raises does not stop the others; its error is logged.
@@ -17,6 +23,7 @@ A receiver that raises does not stop the others; its error is logged.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
@@ -30,6 +37,7 @@ charge_status_changed = Signal()
 charge_paid = Signal()
 charge_declined = Signal()
 charge_canceled = Signal()
+charge_refunded = Signal()
 card_stored = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
@@ -47,23 +55,54 @@ def _send(signal: Signal, sender: type, **kwargs: object) -> None:
             logger.error("orderpay signal receiver %r failed", receiver, exc_info=result)
 
 
-def _send_status_signals(charge: Charge, old_status: str, new_status: str, source: str) -> None:
-    _send(
-        charge_status_changed,
-        Charge,
-        charge=charge,
-        old_status=old_status,
-        new_status=new_status,
-        source=source,
-    )
-    specific = _STATUS_SIGNALS.get(new_status)
-    if specific is not None:
-        _send(specific, Charge, charge=charge, old_status=old_status, source=source)
+def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> None:
+    if change.old_status != change.new_status:
+        _send(
+            charge_status_changed,
+            Charge,
+            charge=charge,
+            old_status=change.old_status,
+            new_status=change.new_status,
+            source=source,
+        )
+    if change.old_effective != change.new_effective:
+        specific = _STATUS_SIGNALS.get(change.new_effective)
+        if specific is not None:
+            _send(specific, Charge, charge=charge, old_status=change.old_status, source=source)
+    if change.refunded_more:
+        _send(
+            charge_refunded,
+            Charge,
+            charge=charge,
+            amount=change.refunded_more,
+            refunded=charge.amount_refunded,
+            partial=charge.is_partially_refunded,
+            source=source,
+        )
 
 
-def announce_status_change(charge: Charge, old_status: str, new_status: str, source: str) -> None:
-    """Send the status signals for one transition once the transaction commits."""
-    transaction.on_commit(partial(_send_status_signals, charge, old_status, new_status, source))
+@dataclass(frozen=True)
+class ChargeChange:
+    """What one sync changed of a charge, as the signals tell it."""
+
+    old_status: str
+    new_status: str
+    old_effective: str
+    new_effective: str
+    refunded_more: int = 0
+
+    @property
+    def matters(self) -> bool:
+        return (
+            self.old_status != self.new_status
+            or self.old_effective != self.new_effective
+            or self.refunded_more > 0
+        )
+
+
+def announce_change(charge: Charge, change: ChargeChange, source: str) -> None:
+    """Send the signals of one charge's change once the transaction commits."""
+    transaction.on_commit(partial(_send_status_signals, charge, change, source))
 
 
 def announce_card_stored(card_token: CardToken) -> None:

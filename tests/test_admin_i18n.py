@@ -64,8 +64,13 @@ def test_every_admin_string_has_a_brazilian_translation():
 
 def test_the_compiled_catalog_matches_the_po_file():
     po = (CATALOG.parent / "django.po").read_text(encoding="utf-8")
-    entries = re.findall(r'^msgid ((?:".*"\n)+)', po, flags=re.MULTILINE)
-    msgids = {"".join(re.findall(r'"(.*)"', e)).replace('\\"', '"') for e in entries} - {""}
+    entries = re.findall(r'^(?:msgctxt "(.*)"\n)?msgid ((?:".*"\n)+)', po, flags=re.MULTILINE)
+    # gettext keys an entry with a context as "context\x04msgid".
+    msgids = {
+        (context + "\x04" if context else "")
+        + "".join(re.findall(r'"(.*)"', e)).replace('\\"', '"')
+        for context, e in entries
+    } - {""}
     compiled = gettext.GNUTranslations(CATALOG.open("rb"))._catalog  # type: ignore[attr-defined]
     compiled_ids = {k if isinstance(k, str) else k[0] for k in compiled} - {""}
 

@@ -48,7 +48,13 @@ def test_order_status_is_derived_from_charges(statuses, expected):
     ("old", "new", "allowed"),
     [
         ("", S.PAID, True),
-        ("", "LOST", False),
+        # A status this version does not know: a start, or after any status but a final one.
+        ("", "LOST", True),
+        (S.PAID, "CHARGEBACK", True),
+        ("CHARGEBACK", S.CANCELED, True),
+        ("CHARGEBACK", "CHARGEBACK", False),
+        (S.CANCELED, "CHARGEBACK", False),
+        (S.DECLINED, "CHARGEBACK", False),
         (S.IN_ANALYSIS, S.PAID, True),
         (S.AUTHORIZED, S.PAID, True),
         (S.PAID, S.CANCELED, True),

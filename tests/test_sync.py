@@ -387,7 +387,7 @@ def test_a_charge_of_another_order_is_refused():
         (lambda o: o.pop("id"), "id"),
         (lambda o: o.update(id="CHAR_X"), "id"),
         (lambda o: o.update(charges="nope"), "charges"),
-        (lambda o: o["charges"][0].update(status="LOST"), "charges[0].status"),
+        (lambda o: o["charges"][0].pop("status"), "charges[0].status"),
         (lambda o: o["charges"][0]["amount"].update(value="abc"), "charges[0].amount.value"),
         (lambda o: o["charges"][0]["amount"].update(value=-5), "charges[0].amount.value"),
         (lambda o: o["charges"][0].pop("amount"), "charges[0].amount"),

@@ -16,6 +16,7 @@ from .states import (
     OrderStatus,
     charge_transition_allowed,
     derive_order_status,
+    effective_charge_status,
 )
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "charge_transition_allowed",
     "deeplink_expiry",
     "derive_order_status",
+    "effective_charge_status",
     "format_cents",
     "redact_headers",
 ]

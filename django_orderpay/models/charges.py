@@ -10,12 +10,14 @@ from django.utils.translation import gettext_lazy as _
 
 from .base import ProviderMirror
 from .orders import Order
-from .states import OPEN_CHARGE_STATUSES, ChargeStatus
+from .states import OPEN_CHARGE_STATUSES, ChargeStatus, effective_charge_status
 
 
 class RecurringType(models.TextChoices):
     INITIAL = "INITIAL", _("Initial")
     SUBSEQUENT = "SUBSEQUENT", _("Subsequent")
+    UNSCHEDULED = "UNSCHEDULED", _("Unscheduled")
+    STANDING_ORDER = "STANDING ORDER", _("Standing order")
 
 
 class SplitMethod(models.TextChoices):
@@ -36,7 +38,7 @@ class Charge(ProviderMirror):
     )
     reference_id = models.CharField(_("reference id"), max_length=64, blank=True, db_index=True)
     status = models.CharField(
-        _("status"), max_length=16, choices=ChargeStatus.choices, db_index=True
+        _("status"), max_length=32, choices=ChargeStatus.choices, db_index=True
     )
     amount_value = models.PositiveIntegerField(_("amount (cents)"))
     amount_paid = models.PositiveIntegerField(_("paid (cents)"), default=0)
@@ -61,11 +63,11 @@ class Charge(ProviderMirror):
         related_name="charges",
     )
     recurring_type = models.CharField(
-        _("recurring type"), max_length=10, choices=RecurringType.choices, blank=True
+        _("recurring type"), max_length=32, choices=RecurringType.choices, blank=True
     )
     brand_reference_id = models.CharField(_("brand reference id"), max_length=64, blank=True)
     split_method = models.CharField(
-        _("split method"), max_length=10, choices=SplitMethod.choices, blank=True
+        _("split method"), max_length=32, choices=SplitMethod.choices, blank=True
     )
     paid_at = models.DateTimeField(_("paid at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
@@ -89,9 +91,26 @@ class Charge(ProviderMirror):
         return self.status not in OPEN_CHARGE_STATUSES
 
     @property
+    def effective_status(self) -> str:
+        """The status as the shop should read it: a partially refunded charge is PAID."""
+        return effective_charge_status(self.status, self.amount_paid, self.amount_refunded)
+
+    @property
+    def is_partially_refunded(self) -> bool:
+        """Part of the paid amount was given back, and part kept (PAID or CANCELED)."""
+        return 0 < self.amount_refunded < self.amount_paid
+
+    @property
+    def status_label(self) -> str:
+        """The status in words, "Partially refunded" where that is what it means."""
+        if self.is_partially_refunded:
+            return str(_("Partially refunded"))
+        return str(self.get_status_display())
+
+    @property
     def refundable_amount(self) -> int:
-        """Cents that a cancel call may still give back (0 unless PAID)."""
-        if self.status != ChargeStatus.PAID:
+        """Cents that a cancel call may still give back (0 unless paid, even partly refunded)."""
+        if self.effective_status != ChargeStatus.PAID:
             return 0
         return max(self.amount_paid - self.amount_refunded, 0)
 
@@ -119,7 +138,7 @@ class Split(ProviderMirror):
     charge = models.OneToOneField(
         Charge, verbose_name=_("charge"), on_delete=models.CASCADE, related_name="split"
     )
-    method = models.CharField(_("method"), max_length=10, choices=SplitMethod.choices, blank=True)
+    method = models.CharField(_("method"), max_length=32, choices=SplitMethod.choices, blank=True)
     status = models.CharField(_("status"), max_length=32, blank=True)
     created_at = models.DateTimeField(_("created at"), null=True, blank=True)
 

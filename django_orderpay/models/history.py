@@ -39,8 +39,8 @@ class ChargeStatusChange(models.Model):
     charge = models.ForeignKey(
         Charge, verbose_name=_("charge"), on_delete=models.CASCADE, related_name="status_changes"
     )
-    old_status = models.CharField(_("old status"), max_length=16, blank=True)
-    new_status = models.CharField(_("new status"), max_length=16)
+    old_status = models.CharField(_("old status"), max_length=32, blank=True)
+    new_status = models.CharField(_("new status"), max_length=32)
     source = models.CharField(_("source"), max_length=16, choices=ChangeSource.choices)
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
 

@@ -26,6 +26,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .charges import Charge
 from .orders import Order
@@ -86,7 +87,7 @@ class Operation(models.Model):
     replayable = models.BooleanField(_("replayable"), default=False)
     basis = models.JSONField(_("basis"), default=dict, blank=True)
     state = models.CharField(
-        _("state"),
+        pgettext_lazy("operation", "state"),
         max_length=10,
         choices=OperationState.choices,
         default=OperationState.SENDING,

@@ -5,6 +5,12 @@ reading of its facts: a charge only moves forward (analysis -> authorised ->
 paid -> cancelled), DECLINED and CANCELED are final, and a full refund turns
 PAID into CANCELED. A copy of a charge whose status is not reachable from the
 stored one is a late, stale copy and is ignored by ``sync``.
+
+Whether the provider answers a *partial* refund with PAID or CANCELED is not
+settled (the official plugin accepts only CANCELED after any refund). Either
+way the mirror means the same: a charge that kept part of what was paid is
+*partially refunded*, and counts as paid (:func:`effective_charge_status`),
+not cancelled; more refunds can follow.
 """
 
 from __future__ import annotations
@@ -41,17 +47,34 @@ CHARGE_TRANSITIONS: Mapping[str, frozenset[str]] = {
 
 #: Charges in these states may still change without anyone acting on them.
 OPEN_CHARGE_STATUSES = frozenset({_S.WAITING, _S.IN_ANALYSIS, _S.AUTHORIZED})
+#: Nothing comes out of these.
+FINAL_CHARGE_STATUSES = frozenset({_S.DECLINED, _S.CANCELED})
 
 
 def charge_transition_allowed(old_status: str, new_status: str) -> bool:
     """Whether a charge may move from ``old_status`` to ``new_status``.
 
     ``old_status`` is ``""`` for a charge seen for the first time: any status
-    is a valid start.
+    is a valid start. A status this version does not know (the provider adds
+    them) may follow any status but a final one, and be followed by any.
     """
     if not old_status:
-        return new_status in CHARGE_TRANSITIONS
-    return new_status in CHARGE_TRANSITIONS.get(old_status, frozenset())
+        return True
+    if old_status in CHARGE_TRANSITIONS and new_status in CHARGE_TRANSITIONS:
+        return new_status in CHARGE_TRANSITIONS[old_status]
+    return old_status != new_status and old_status not in FINAL_CHARGE_STATUSES
+
+
+def effective_charge_status(status: str, paid: int, refunded: int) -> str:
+    """What a charge's status means for the shop: a partial refund is still paid.
+
+    CANCELED with part of the paid amount kept (``0 < refunded < paid``) is a
+    partially refunded charge: it counts as PAID (no ``charge_canceled``, the
+    order stays paid, the rest can be refunded).
+    """
+    if status == _S.CANCELED and 0 < refunded < paid:
+        return _S.PAID
+    return status
 
 
 class OrderStatus(models.TextChoices):
@@ -82,7 +105,12 @@ ORDER_STATUS_PRECEDENCE: tuple[str, ...] = (
 
 
 def derive_order_status(charge_statuses: Iterable[str]) -> str:
-    """The order status for charges in ``charge_statuses`` (see the rule above)."""
+    """The order status for charges in ``charge_statuses`` (see the rule above).
+
+    Pass each charge's effective status (``Charge.effective_status``), so a
+    partially refunded charge keeps its order paid. Statuses this version
+    does not know are left out.
+    """
     present = set(charge_statuses)
     for status in ORDER_STATUS_PRECEDENCE:
         if status in present:

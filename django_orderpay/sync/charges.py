@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..models import Charge, ChargeStatusChange, Order, Split, charge_transition_allowed
-from ..signals import announce_status_change
+from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
 from .parse import ChargeState, SyncError
 
@@ -150,7 +150,7 @@ def apply_charges(
     now = timezone.now()
     new: list[Charge] = []
     changed: list[tuple[Charge, list[str]]] = []
-    transitions: list[tuple[Charge, str, str]] = []
+    changes: list[tuple[Charge, ChargeChange]] = []
     for state in states:
         token = tokens.get(state.card.token_id) if state.card else None
         row = known.get(state.provider_id)
@@ -158,34 +158,49 @@ def apply_charges(
             row = Charge(order=order, provider_id=state.provider_id, card_token=token)
             _apply(row, state, token, now)
             new.append(row)
-            transitions.append((row, "", state.status))
+            changes.append((row, ChargeChange("", row.status, "", row.effective_status)))
             continue
         same_token = token is None or row.card_token_id == token.pk
         if not supersedes(row, state) or (row.data == state.data and same_token):
             continue
-        old_status = row.status
+        old_status, old_effective, old_refunded = (
+            row.status,
+            row.effective_status,
+            row.amount_refunded,
+        )
         changed.append((row, _apply(row, state, token, now)))
-        if old_status != row.status:
-            transitions.append((row, old_status, row.status))
+        change = ChargeChange(
+            old_status,
+            row.status,
+            old_effective,
+            row.effective_status,
+            refunded_more=row.amount_refunded - old_refunded,
+        )
+        if change.matters:
+            changes.append((row, change))
     if new:
         Charge.objects.bulk_create(new)
     _save(changed)
-    _record(transitions, source, now)
+    _record(changes, source, now)
     _link_splits(known.values(), new, states)
     return [*known.values(), *new]
 
 
-def _record(transitions: list[tuple[Charge, str, str]], source: str, now: Any) -> None:
-    if not transitions:
-        return
+def _record(changes: list[tuple[Charge, ChargeChange]], source: str, now: Any) -> None:
+    """A history row for each status transition now; every change's signals after commit."""
     ChargeStatusChange.objects.bulk_create(
         ChargeStatusChange(
-            charge=row, old_status=old, new_status=new, source=source, created_at=now
+            charge=row,
+            old_status=change.old_status,
+            new_status=change.new_status,
+            source=source,
+            created_at=now,
         )
-        for row, old, new in transitions
+        for row, change in changes
+        if change.old_status != change.new_status
     )
-    for row, old, new in transitions:
-        announce_status_change(row, old, new, source)
+    for row, change in changes:
+        announce_change(row, change, source)
 
 
 def _link_splits(

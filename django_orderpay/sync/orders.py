@@ -64,7 +64,7 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
     order = Order(
         provider_id=state.provider_id,
         data=state.data,
-        status=derive_order_status(charge.status for charge in state.charges),
+        status=derive_order_status(charge.effective_status for charge in state.charges),
         synced_at=timezone.now(),
         **state.columns,
     )
@@ -119,7 +119,7 @@ def _finish(
     written on every sync, alone when nothing else changed; an order this
     sync has just inserted complete is not written again.
     """
-    order.status = derive_order_status(charge.status for charge in charges)
+    order.status = derive_order_status(charge.effective_status for charge in charges)
     order.data = _splice(base, charges)
     changed = [name for name, value in _snapshot(order).items() if value != before[name]]
     if new_order and not changed:

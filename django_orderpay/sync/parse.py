@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,11 +17,15 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.utils.dateparse import parse_datetime
 
-from ..models import ChargeStatus, RecurringType, SplitMethod
+from ..models import ChargeStatus, RecurringType, SplitMethod, effective_charge_status
 from ..models.orders import PROVIDER_TIMEZONE, deeplink_expiry
+
+logger = logging.getLogger("django_orderpay.sync")
 
 #: Keys of a request's card that must never be stored, should a body carry them.
 SECRET_CARD_KEYS = ("number", "security_code", "encrypted")
+#: The columns that hold the provider's enumerations (statuses, types, methods).
+ENUM_LENGTH = 32
 #: What no database text column (PostgreSQL's NUL) or UTF-8 (a lone surrogate) can hold.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -67,7 +72,15 @@ def _optional_object(parent: Mapping[str, Any], key: str, path: str) -> Mapping[
     return {} if value is None else _object(value, _join(path, key))
 
 
-def _text(parent: Mapping[str, Any], key: str, path: str, *, max_length: int = 255) -> str:
+def _text(
+    parent: Mapping[str, Any], key: str, path: str, *, max_length: int = 255, strict: bool = False
+) -> str:
+    """A text field; longer than its column, it is cut there (``data`` keeps it whole).
+
+    ``strict``: too long is a :class:`SyncError` instead (an id cut short would
+    name another object). A provider that sends more than we expected must
+    not make an order unmirrorable (a notification retried forever).
+    """
     value = parent.get(key)
     if value is None:
         return ""
@@ -75,12 +88,15 @@ def _text(parent: Mapping[str, Any], key: str, path: str, *, max_length: int = 2
         raise SyncError(_join(path, key), "must be a string")
     text = str(value)
     if len(text) > max_length:
-        raise SyncError(_join(path, key), f"longer than {max_length} characters")
+        if strict:
+            raise SyncError(_join(path, key), f"longer than {max_length} characters")
+        logger.warning("sync: %s is longer than %d characters; cut", _join(path, key), max_length)
+        text = text[:max_length]
     return text
 
 
 def _provider_id(parent: Mapping[str, Any], key: str, path: str, prefix: str) -> str:
-    value = _text(parent, key, path, max_length=64)
+    value = _text(parent, key, path, max_length=64, strict=True)
     if not value.startswith(prefix):
         raise SyncError(_join(path, key), f"must be a provider id starting with {prefix}")
     return value
@@ -114,9 +130,17 @@ def _timestamp(parent: Mapping[str, Any], key: str, path: str) -> dt.datetime | 
 
 
 def _choice(parent: Mapping[str, Any], key: str, path: str, choices: Any) -> str:
-    value = _text(parent, key, path, max_length=32)
+    """One of ``choices``, or a value this version does not know yet, kept as text.
+
+    The provider documents more values than we model (``recurring.type``
+    ``UNSCHEDULED`` and ``STANDING ORDER``) and will add more: an unknown one
+    is stored as it is, with a warning, never refused.
+    """
+    value = _text(parent, key, path, max_length=ENUM_LENGTH)
     if value and value not in choices.values:
-        raise SyncError(_join(path, key), f"unknown value {value!r}")
+        logger.warning(
+            "sync: %s is a value this version does not know: %r", _join(path, key), value
+        )
     return value
 
 
@@ -162,6 +186,10 @@ class ChargeState:
     @property
     def amount_refunded(self) -> int:
         return self.columns["amount_refunded"]
+
+    @property
+    def effective_status(self) -> str:
+        return effective_charge_status(self.status, self.amount_paid, self.amount_refunded)
 
 
 @dataclass(frozen=True)

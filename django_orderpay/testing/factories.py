@@ -198,7 +198,7 @@ class ChargeFactory(DjangoModelFactory):
             return
         order = obj.order
         charges = list(order.charges.order_by("pk"))
-        order.status = derive_order_status(charge.status for charge in charges)
+        order.status = derive_order_status(charge.effective_status for charge in charges)
         order.data = {**order.data, "charges": [charge.data for charge in charges]}
         order.save(update_fields=["status", "data"])
 
