@@ -15,6 +15,9 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
 - ``orderpay.W004`` (warning): ``NOTIFICATION_VERIFY`` is on but ``NOTIFICATION_TOKENS``
   is empty, so every notification would be refused.
+- ``orderpay.I001`` (info): in the sandbox, notifications without
+  ``x-authenticity-token`` (it often omits it) are accepted unverified and the
+  order re-fetched with the API token; a wrong token is still refused.
 - ``orderpay.W005`` (warning): a database has ``ATOMIC_REQUESTS``: a service called
   from a view records its operation inside the request's transaction, so the record
   is not committed before the provider is called.
@@ -26,7 +29,7 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Warning, register
+from django.core.checks import CheckMessage, Error, Info, Warning, register
 
 from django_orderpay.conf import KNOWN_KEYS, env_var, get_settings, unknown_keys
 from django_orderpay.exceptions import ConfigurationError
@@ -104,6 +107,17 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 hint="Set NOTIFICATION_VERIFY to True once the provider sends "
                 "x-authenticity-token (the sandbox often omits it).",
                 id="orderpay.W001",
+            )
+        )
+    if conf.notification_verify and conf.environment == "sandbox":
+        messages.append(
+            Info(
+                "The sandbox often sends notifications without x-authenticity-token: those "
+                "are recorded and their order re-fetched with your API token (never trusted, "
+                "NOTIFICATION_TRUST_BODY or not); one with a wrong token is refused (401).",
+                hint="Nothing to do: the re-fetch proves the order is yours. In production "
+                "the header is checked whenever it is present.",
+                id="orderpay.I001",
             )
         )
     if conf.notification_verify and conf.token and not conf.notification_tokens:

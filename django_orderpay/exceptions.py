@@ -80,8 +80,9 @@ def parse_error_messages(body: Any) -> list[ErrorMessage]:
     """The error entries of any of the provider's error shapes.
 
     The provider answers ``{"error_messages": [...]}`` on most endpoints,
-    ``{"error": ..., "description": ..., "parameter_name": ...}`` on some, and
-    ``{"errors": [{"code", "message"}]}`` on the deeplink simulator.
+    ``{"error": ..., "description": ..., "parameter_name": ...}`` on some,
+    ``{"errors": [{"code", "message"}]}`` on the deeplink simulator, and a
+    bare ``{"message": "Forbidden"}`` from its gateway (403s).
     """
     if not isinstance(body, Mapping):
         return []
@@ -92,6 +93,8 @@ def parse_error_messages(body: Any) -> list[ErrorMessage]:
         entries = body["errors"]
     elif "error" in body:
         entries = [{"code": body.get("error"), **body}]
+    elif isinstance(body.get("message"), str):
+        entries = [{"code": "", "description": body["message"]}]
     else:
         return []
     messages = []

@@ -542,6 +542,9 @@ def test_the_providers_other_error_shapes_are_read():
     assert parse_error_messages(single) == [ErrorMessage("invalid_request", "bad", "amount.value")]
     simulator = {"errors": [{"code": "40901", "message": "already paid"}]}
     assert parse_error_messages(simulator) == [ErrorMessage("40901", "already paid")]
+    # The gateway's 403 (https://developer.pagbank.com.br/discuss/686fae80c36eff001e4edf6d).
+    assert parse_error_messages({"message": "Forbidden"}) == [ErrorMessage("", "Forbidden")]
+    assert parse_error_messages({"message": ["not", "text"]}) == []
     assert parse_error_messages("<html>") == []
 
 

@@ -112,7 +112,10 @@ def test_a_database_error_rolls_processing_back_and_the_log_survives(
 
 def test_a_refused_request_is_committed_under_atomic_requests(atomic_requests):
     response = Client().post(
-        "/orderpay/notifications/", data=b"{}", content_type="application/json"
+        "/orderpay/notifications/",
+        data=b"{}",
+        content_type="application/json",
+        headers={"x-authenticity-token": "not-the-digest"},
     )
 
     assert response.status_code == 401

@@ -21,8 +21,12 @@ from django_orderpay.models import (
     NotificationDelivery,
     Order,
 )
+from django_orderpay.services import create_order
 from django_orderpay.sync import sync_order
 from django_orderpay.testing.provider_json import charge_json, order_json
+from tests.test_services_support import charge, order_payload, raw_card
+
+IN_ANALYSIS_CARD = raw_card("4000000000000044")
 
 pytestmark = pytest.mark.django_db
 
@@ -139,19 +143,38 @@ def test_a_body_changed_after_signing_is_refused(client, trusting):
     assert only_delivery().valid is False
 
 
-def test_a_missing_signature_is_refused_with_401_and_logged(client, trusting):
+def test_a_missing_signature_is_accepted_unverified_and_the_order_refetched(
+    client, trusting, orderpay_emulator
+):
+    # The sandbox often omits the header: the body is recorded, never trusted,
+    # and the order is fetched with the shop's own token (which proves it is ours).
+    order = create_order(order_payload("unsigned-1", charges=[charge(500, IN_ANALYSIS_CARD)]))
+    orderpay_emulator.resolve_charge(order.charges.get().provider_id, "PAID")
+    forged = json.dumps({**order.data, "charges": []}).encode()  # says nothing is paid
+
+    response = post(client, forged, token=None)
+
+    assert response.status_code == 200
+    assert response.json()["outcome"] == "processed"
+    delivery = NotificationDelivery.objects.get()
+    assert (delivery.outcome, delivery.valid) == (DeliveryOutcome.PROCESSED, None)
+    order.refresh_from_db()
+    assert order.status == "PAID"  # the provider's state, not the body's
+
+
+def test_a_wrong_signature_is_still_refused_with_401_and_logged(client, trusting):
     order, paid = in_analysis_order()
 
-    response = post(client, json.dumps(paid).encode(), token=None)
+    response = post(client, json.dumps(paid).encode(), token="not-the-token")
 
     assert response.status_code == 401
-    assert response.json()["error"]["code"] == "missing_authenticity_token"
+    assert response.json()["error"]["code"] == "invalid_authenticity_token"
     delivery = only_delivery()
     assert (delivery.outcome, delivery.valid) == (DeliveryOutcome.REJECTED, False)
     assert delivery.error == (
-        "x-authenticity-token: the x-authenticity-token header is missing "
-        f"(order {order.provider_id} is this shop's; the sandbox often omits the header: "
-        "see NOTIFICATION_VERIFY)"
+        "x-authenticity-token: the x-authenticity-token header does not match the body "
+        f"(order {order.provider_id} is this shop's; "
+        "is the API token that created it in NOTIFICATION_TOKENS?)"
     )
 
 
@@ -185,17 +208,46 @@ def test_a_signature_in_upper_case_hex_is_accepted(client, trusting):
 @pytest.mark.parametrize(
     "content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"]
 )
-def test_a_wrong_content_type_is_refused_with_415_and_logged(client, trusting, content_type):
+def test_a_post_that_is_not_json_is_ignored_with_200_and_logged(client, trusting, content_type):
     _order, paid = in_analysis_order()
 
     response = post(client, json.dumps(paid).encode(), content_type=content_type)
 
-    assert response.status_code == 415
+    # Not a notification of this API (the legacy form posts still arrive): a 2xx,
+    # or its sender would retry it forever.
+    assert response.status_code == 200
+    assert response.json()["outcome"] == "ignored"
     assert response.json()["error"]["field"] == "Content-Type"
     delivery = only_delivery()
-    assert delivery.outcome == DeliveryOutcome.REJECTED
+    assert delivery.outcome == DeliveryOutcome.IGNORED
     assert delivery.content_type == content_type
     assert delivery.valid is None  # not a notification: never got as far as the token
+    assert ChargeStatusChange.objects.filter(new_status="PAID").count() == 0
+
+
+def test_the_legacy_notification_code_form_post_is_ignored(client):
+    response = client.post(
+        URL,
+        {
+            "notificationCode": "766B9C-AD4B044B04DA-77742F5FA653-E1AB24",
+            "notificationType": "transaction",
+        },
+    )
+
+    assert response.status_code == 200
+    assert only_delivery().outcome == DeliveryOutcome.IGNORED
+
+
+def test_a_refused_body_keeps_only_its_start_with_its_size_and_digest(client):
+    body = b'{"id": "ORDE_1", "pad": "' + b"x" * 100_000 + b'"}'
+
+    response = post(client, body, token="wrong")
+
+    assert response.status_code == 401
+    delivery = only_delivery()
+    assert bytes(delivery.body) == body[: 16 * 1024]
+    assert delivery.body_size == len(body)
+    assert delivery.dedupe_key == hashlib.sha256(body).hexdigest()
 
 
 def test_json_with_a_charset_is_accepted(client, trusting):

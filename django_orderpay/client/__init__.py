@@ -36,23 +36,26 @@ def client_from_settings(
     return OrderPayClient(conf.base_url, conf.token or "", **options)
 
 
-def get_client() -> OrderPayClient:
+def get_client(*, retries: int | None = None) -> OrderPayClient:
     """This thread's client for the current settings, reused so connections are too.
 
     Keyed by the settings it was built from, so ``override_settings`` gets a
     fresh one; one per thread because a ``requests.Session`` is not
-    guaranteed thread-safe.
+    guaranteed thread-safe. ``retries`` overrides ``ORDERPAY['RETRIES']``
+    (the notification view makes one bounded attempt: ``retries=0``).
     """
     from django_orderpay.conf import get_settings
 
     conf = get_settings()
-    key = (conf.base_url, conf.token, conf.timeout, conf.retries, conf.simulation_url)
-    cached = getattr(_local, "client", None)
+    retries = conf.retries if retries is None else retries
+    key = (conf.base_url, conf.token, conf.timeout, retries, conf.simulation_url)
+    clients: dict[int, tuple[Any, OrderPayClient]] = _local.__dict__.setdefault("clients", {})
+    cached = clients.get(retries)
     if cached is None or cached[0] != key:
         if cached is not None:
             cached[1].close()
-        _local.client = (key, client_from_settings())
-    return _local.client[1]
+        clients[retries] = (key, client_from_settings(retries=retries))
+    return clients[retries][1]
 
 
 def reset_client() -> None:
@@ -61,9 +64,8 @@ def reset_client() -> None:
     For tests (a fixture pointing ``ORDERPAY`` elsewhere) and after rotating
     credentials outside the settings. Other threads keep their own client.
     """
-    cached = _local.__dict__.pop("client", None)
-    if cached is not None:
-        cached[1].close()
+    for _key, client in _local.__dict__.pop("clients", {}).values():
+        client.close()
 
 
 __all__ = [

@@ -21,6 +21,9 @@ SECRET_HEADERS = frozenset(
     }
 )
 REDACTED = "[removed]"
+#: Bytes kept of a body refused before processing (unverified, not JSON):
+#: enough to see what it was, not a free store for whoever posts.
+UNVERIFIED_BODY_KEPT = 16 * 1024
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -44,15 +47,20 @@ class NotificationDelivery(models.Model):
     """One HTTP request that reached the notifications view, as it arrived.
 
     Written before (and outside) processing, so a delivery is never lost
-    even when processing fails. ``valid`` is ``None`` until verified (or when
-    verification is off); ``dedupe_key`` identifies copies of the same
-    delivery; ``order_provider_id`` is the ``ORDE_`` id the body names.
+    even when processing fails. ``valid`` is True when its token matched,
+    False when it did not, ``None`` when there was none to check (the header
+    missing, or verification off: the order is then re-fetched, never
+    trusted); ``dedupe_key`` is the SHA-256 of the whole body and
+    ``body_size`` its length: a request refused at the door keeps only the
+    start of its body (``UNVERIFIED_BODY_KEPT`` bytes); ``order_provider_id``
+    is the ``ORDE_`` id the body names.
     """
 
     received_at = models.DateTimeField(
         _("received at"), default=timezone.now, editable=False, db_index=True
     )
     body = models.BinaryField(_("raw body"), default=b"")
+    body_size = models.PositiveIntegerField(_("body size (bytes)"), default=0)
     headers = models.JSONField(_("headers"), default=dict, blank=True)
     remote_addr = models.GenericIPAddressField(_("remote address"), null=True, blank=True)
     content_type = models.CharField(_("content type"), max_length=255, blank=True)

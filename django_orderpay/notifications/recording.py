@@ -14,6 +14,7 @@ with the syncs of the same process.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import traceback as tb
 from collections.abc import Iterable, Mapping
@@ -22,6 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, redact_headers
+from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import sync_transaction
 
@@ -41,6 +43,7 @@ def client_address(meta: Mapping[str, object]) -> str | None:
 def record_delivery(
     *,
     body: bytes,
+    whole: bool = True,
     headers: Mapping[str, str],
     remote_addr: str | None,
     content_type: str,
@@ -55,17 +58,21 @@ def record_delivery(
     """Insert one delivery as received (or as rejected), committed on its own.
 
     ``headers`` lose the values of credential headers; ``error`` loses any
-    of ``secrets`` (the configured tokens) should it ever quote one.
+    of ``secrets`` (the configured tokens) should it ever quote one. Unless
+    ``whole`` (a delivery to process), only the body's first
+    ``UNVERIFIED_BODY_KEPT`` bytes are kept, with its size and digest.
     """
+    body = bytes(body)
     delivery = NotificationDelivery(
-        body=bytes(body),
+        body=body if whole else body[:UNVERIFIED_BODY_KEPT],
+        body_size=len(body),
         headers=redact_headers(headers),
         remote_addr=remote_addr,
         content_type=content_type[:255],
         valid=valid,
         outcome=outcome,
         order_provider_id=order_provider_id[:64],
-        dedupe_key=dedupe_key,
+        dedupe_key=dedupe_key or hashlib.sha256(body).hexdigest(),
         error=redact_text(error, secrets)[:MAX_ERROR_LENGTH],
         traceback=redact_text(traceback, secrets),
     )

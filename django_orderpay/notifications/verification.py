@@ -40,15 +40,24 @@ GZIP_ENCODINGS: Final = frozenset({"gzip", "x-gzip"})
 
 
 class Rejected(Exception):
-    """The request is not a notification we accept; answer ``status``.
+    """The request is not a notification we process; answer ``status``.
 
     ``code`` is a stable machine-readable reason, ``field`` the header or
     body field at fault, ``valid`` what the authenticity check concluded
-    (``None`` when it did not run or is configured off).
+    (``None`` when it did not run or is configured off). ``outcome`` is what
+    the delivery log says: ``rejected``, or ``ignored`` for a request that
+    is not ours to process but must not be retried (a 2xx).
     """
 
     def __init__(
-        self, status: int, code: str, message: str, *, field: str = "", valid: bool | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        field: str = "",
+        valid: bool | None = None,
+        outcome: str = "rejected",
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -56,6 +65,7 @@ class Rejected(Exception):
         self.message = message
         self.field = field
         self.valid = valid
+        self.outcome = outcome
 
     def as_dict(self) -> dict[str, str]:
         """The answer's ``error`` object."""
@@ -89,13 +99,18 @@ class Incoming:
 
     ``body`` is the body with any ``Content-Encoding`` undone; ``received``
     the bytes as they came over the wire when they differ (a gzip'd body),
-    else None.
+    else None. ``remote_addr`` is the client's address (``REMOTE_ADDR``, None
+    when it is not an IP address) and ``meta`` the request's whole WSGI
+    environ, for a shop's own checks (an IP allow-list behind a proxy reads
+    its forwarded header there).
     """
 
     body: bytes = field(repr=False)
     headers: Mapping[str, str] = field(repr=False)
     content_type: str = ""
     received: bytes | None = field(default=None, repr=False)
+    remote_addr: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -187,15 +202,21 @@ def check_body_size(incoming: Incoming, policy: Policy) -> None:
 
 
 def check_content_type(incoming: Incoming, policy: Policy) -> None:
-    """The provider posts ``application/json``; anything else is not a notification."""
+    """The provider posts ``application/json``; anything else is not a notification.
+
+    It is answered 200 ``ignored``, not refused: the legacy API's
+    ``notificationCode`` form posts still reach shops' URLs, and a refusal
+    only makes the sender retry (the official plugin moved to 200 for that).
+    """
     media_type = incoming.content_type.split(";", 1)[0].strip().lower()
     if media_type != JSON_MEDIA_TYPE:
         shown = media_type or "none"
         raise Rejected(
-            415,
-            "unsupported_media_type",
-            f"Content-Type must be {JSON_MEDIA_TYPE}, not {shown}",
+            200,
+            "not_json",
+            f"not a notification of this API: Content-Type is {shown}, not {JSON_MEDIA_TYPE}",
             field="Content-Type",
+            outcome="ignored",
         )
 
 
@@ -225,19 +246,22 @@ def _signed_bodies(incoming: Incoming) -> tuple[bytes, ...]:
     return (incoming.body, incoming.received)
 
 
+def is_signed(incoming: Incoming) -> bool:
+    """Whether the request carries an ``x-authenticity-token`` at all."""
+    return bool((incoming.header(AUTHENTICITY_HEADER) or "").strip())
+
+
 def check_authenticity(incoming: Incoming, policy: Policy) -> None:
-    """``x-authenticity-token`` must be sha256(token + "-" + body) for a configured token."""
-    if not policy.verify:
+    """``x-authenticity-token``, when present, is sha256(token + "-" + body) for a configured token.
+
+    A request without the header passes *unverified*: the sandbox often
+    omits it. Its body is never trusted (``valid`` is None): processing
+    re-fetches the order with the shop's own token, which proves it is the
+    shop's. A header that does not match is refused (401).
+    """
+    if not policy.verify or not is_signed(incoming):
         return
-    given = incoming.header(AUTHENTICITY_HEADER)
-    if not given:
-        raise Rejected(
-            401,
-            "missing_authenticity_token",
-            f"the {AUTHENTICITY_HEADER} header is missing",
-            field=AUTHENTICITY_HEADER,
-            valid=False,
-        )
+    given = incoming.header(AUTHENTICITY_HEADER) or ""
     if not policy.tokens:
         logger.error(
             "notification refused: NOTIFICATION_VERIFY is on but no NOTIFICATION_TOKENS "
@@ -318,7 +342,7 @@ def verify(
     """Run ``checks``, then read the body; :class:`Rejected` at the first problem."""
     for check in checks:
         check(incoming, policy)
-    valid = True if policy.verify else None
+    valid = True if policy.verify and is_signed(incoming) else None
     payload, order_id = read_order(incoming.body, valid=valid)
     charge_ids = () if order_id else named_charges(payload)
     return Verified(payload=payload, order_id=order_id, valid=valid, charge_ids=charge_ids)

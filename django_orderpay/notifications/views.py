@@ -32,6 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import sync_transaction
@@ -72,6 +73,16 @@ def _content_length(request: HttpRequest) -> int | None:
         return None
 
 
+#: Bytes read at a time from a chunked request's stream.
+READ_SIZE = 64 * 1024
+
+
+def _is_chunked(request: HttpRequest) -> bool:
+    """A body sent with ``Transfer-Encoding: chunked`` and no ``Content-Length``."""
+    encoding = request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+    return "chunked" in encoding and not request.META.get("CONTENT_LENGTH")
+
+
 def _order_id_hint(body: bytes) -> str:
     """The order a refused body names, if it names one: a clue for whoever reads the log."""
     try:
@@ -80,7 +91,7 @@ def _order_id_hint(body: bytes) -> str:
         return ""
 
 
-def _whose(order_id: str, code: str) -> tuple[str, int]:
+def _whose(order_id: str) -> tuple[str, int]:
     """Why a refused token matters, for the log: the order it names is ours, or not.
 
     Another merchant's (or environment's) notification sent here is noise;
@@ -89,10 +100,7 @@ def _whose(order_id: str, code: str) -> tuple[str, int]:
     stranger which orders exist. ``(text, logging level)``.
     """
     if Order.objects.filter(provider_id=order_id).exists():
-        if code == "missing_authenticity_token":
-            advice = "the sandbox often omits the header: see NOTIFICATION_VERIFY"
-        else:
-            advice = "is the API token that created it in NOTIFICATION_TOKENS?"
+        advice = "is the API token that created it in NOTIFICATION_TOKENS?"
         return f"order {order_id} is this shop's; {advice}", logging.WARNING
     return (
         f"order {order_id} is unknown here: another merchant's or environment's notification?",
@@ -175,9 +183,10 @@ class NotificationView(APIView):
         policy = Policy.from_settings(max_body_size=limit)
         headers = dict(request.headers)
         content_type = request.META.get("CONTENT_TYPE", "")
+        remote_addr = recording.client_address(request.META)
         common: dict[str, Any] = {
             "headers": headers,
-            "remote_addr": recording.client_address(request.META),
+            "remote_addr": remote_addr,
             "content_type": content_type,
             "secrets": policy.tokens,
         }
@@ -186,19 +195,27 @@ class NotificationView(APIView):
             check_declared_size(_content_length(request), policy)
             body = raw = self.read_body(request, policy)
             body = decode_body(raw, request.headers.get("Content-Encoding", ""), policy)
-            incoming = Incoming(body, headers, content_type, received=raw)
+            incoming = Incoming(
+                body,
+                headers,
+                content_type,
+                received=raw,
+                remote_addr=remote_addr,
+                meta=request.META,
+            )
             verified = verify(incoming, policy, self.checks)
         except Rejected as rejected:
             order_id = _order_id_hint(body)
             error = f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected)
             level = logging.INFO
             if rejected.status == 401 and order_id:
-                whose, level = _whose(order_id, rejected.code)
+                whose, level = _whose(order_id)
                 error = f"{error} ({whose})"
             delivery = recording.record_delivery(
                 body=body,
+                whole=False,
                 valid=rejected.valid,
-                outcome=DeliveryOutcome.REJECTED,
+                outcome=rejected.outcome,
                 order_provider_id=order_id,
                 error=error,
                 **common,
@@ -211,7 +228,7 @@ class NotificationView(APIView):
                 rejected.status,
                 error,
             )
-            return self.answer(delivery, DeliveryOutcome.REJECTED, rejected.status, rejected)
+            return self.answer(delivery, rejected.outcome, rejected.status, rejected)
         delivery = recording.record_delivery(
             body=body,
             valid=verified.valid,
@@ -221,11 +238,21 @@ class NotificationView(APIView):
         )
         if get_settings().notification_background:
             return self.enqueue(delivery, policy)
-        result = process_delivery(delivery)
+        # One bounded fetch: the provider's request must not wait on our
+        # retries. A failure answers 5xx, and the provider retries later.
+        result = process_delivery(delivery, client=get_client(retries=0))
         return self.answer_result(delivery, result)
 
     def read_body(self, request: HttpRequest, policy: Policy) -> bytes:
-        """The raw body, as sent; :class:`Rejected` if it is too big or can't be read."""
+        """The raw body, as sent; :class:`Rejected` if it is too big or can't be read.
+
+        A chunked request has no ``Content-Length``, and Django then reads an
+        empty body (its stream stops at the declared length, 0): read the
+        server's decoded stream instead (gunicorn undoes the chunking), up to
+        the limit.
+        """
+        if _is_chunked(request):
+            return self.read_chunked(request, policy)
         try:
             return request.body
         except RequestDataTooBig:
@@ -235,6 +262,27 @@ class NotificationView(APIView):
             raise Rejected(
                 400, "unreadable_body", "the body could not be read", field="body"
             ) from None
+
+    def read_chunked(self, request: HttpRequest, policy: Policy) -> bytes:
+        stream = request.META.get("wsgi.input")
+        if stream is None:
+            return b""
+        parts: list[bytes] = []
+        size = 0
+        try:
+            while size <= policy.max_body_size:
+                part = stream.read(min(READ_SIZE, policy.max_body_size + 1 - size))
+                if not part:
+                    break
+                parts.append(part)
+                size += len(part)
+        except OSError:
+            raise Rejected(
+                400, "unreadable_body", "the body could not be read", field="body"
+            ) from None
+        if size > policy.max_body_size:
+            raise too_large(size, policy)
+        return b"".join(parts)
 
     def enqueue(self, delivery: NotificationDelivery, policy: Policy) -> Response:
         """Background mode: hand the recorded delivery to the task framework."""
