@@ -9,6 +9,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
 - ``orderpay.E005`` (error): ``NOTIFICATION_BACKGROUND`` is on but neither ``django.tasks``
   (Django 6) nor ``django_tasks`` (the django-tasks backport) can be imported.
+- ``orderpay.E006`` (error): the emulator's URLconf is mounted while ``ENVIRONMENT`` is
+  not ``emulator`` (it serves nothing then, but a deployment should not carry it).
 - ``orderpay.W001`` (warning): notifications are not verified (``NOTIFICATION_VERIFY``
   False): each is re-fetched, never trusted, but anyone can trigger those fetches.
 - ``orderpay.W002`` (warning): ``NOTIFICATION_URL`` is not https while ``DEBUG`` is False.
@@ -48,6 +50,33 @@ def tasks_framework_importable() -> bool:
             continue
         return True
     return False
+
+
+EMULATOR_URLCONF = "django_orderpay.emulator.urls"
+
+
+def emulator_mounts() -> list[str]:
+    """Where the project's URLconf includes the emulator's (``"emulator/"``), if anywhere."""
+    from django.urls import URLResolver, get_resolver
+
+    found: list[str] = []
+
+    def walk(patterns: list[Any], prefix: str) -> None:
+        for pattern in patterns:
+            if not isinstance(pattern, URLResolver):
+                continue
+            module = pattern.urlconf_name
+            name = module if isinstance(module, str) else getattr(module, "__name__", "")
+            if name == EMULATOR_URLCONF:
+                found.append(prefix + str(pattern.pattern))
+            else:
+                walk(pattern.url_patterns, prefix + str(pattern.pattern))
+
+    try:
+        walk(get_resolver().url_patterns, "")
+    except Exception:  # a broken URLconf is Django's own check to report
+        return []
+    return found
 
 
 @register(TAG)
@@ -158,6 +187,18 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 id="orderpay.W005",
             )
         )
+    if conf.environment != "emulator":
+        for mount in emulator_mounts():
+            messages.append(
+                Error(
+                    f"The emulator's URLconf is mounted at {mount!r} while ORDERPAY['ENVIRONMENT'] "
+                    f"is {conf.environment!r}: its control plane (reset, faults, accounts) "
+                    "must never be reachable in a deployment; it answers 404 here.",
+                    hint='Remove path(..., include("django_orderpay.emulator.urls")) from '
+                    "this URLconf, or mount it only when the emulator is in use.",
+                    id="orderpay.E006",
+                )
+            )
     for key in unknown_keys():
         messages.append(
             Warning(

@@ -13,6 +13,12 @@ from django.test import override_settings
 
 
 @pytest.fixture(autouse=True)
+def without_the_emulator_urls(settings):
+    """The package's own URLconf: the test suite's mounts the emulator (E006's test uses it)."""
+    settings.ROOT_URLCONF = "django_orderpay.urls"
+
+
+@pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     for key in ("TOKEN", "ENVIRONMENT", "BASE_URL", "NOTIFICATION_URL", "NOTIFICATION_VERIFY"):
         monkeypatch.delenv("ORDERPAY_" + key, raising=False)
@@ -145,3 +151,13 @@ def test_the_sandbox_explains_unsigned_notifications_as_i001():
     assert [m.id for m in messages] == ["orderpay.I001"]
     assert "re-fetched with your API token" in messages[0].msg
     assert ids(DEBUG=True, ORDERPAY={"TOKEN": "tok", "ENVIRONMENT": "production"}) == []
+
+
+def test_the_emulator_mounted_outside_the_emulator_environment_is_e006(settings):
+    settings.ROOT_URLCONF = "tests.urls"  # mounts it at emulator/
+    production = {"TOKEN": "tok", "ENVIRONMENT": "production"}
+    with override_settings(DEBUG=False, ORDERPAY=production):
+        messages = [m for m in checks.run_checks(tags=["orderpay"]) if m.id == "orderpay.E006"]
+    assert len(messages) == 1
+    assert "mounted at 'emulator/'" in messages[0].msg
+    assert ids(DEBUG=True, ORDERPAY={"TOKEN": "tok", "ENVIRONMENT": "emulator"}) == []
