@@ -27,6 +27,7 @@ test: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # The example shop with the emulator in the same process: nothing else to run.
 demo: venv

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import environ
 from django.conf import settings as django_settings
@@ -175,6 +175,11 @@ class _Reader:
 
     def string(self, key: str, default: str | None = None) -> str | None:
         return self.get(key, lambda v: isinstance(v, str), "a string", self.env.str, default)
+
+    @overload
+    def url(self, key: str, default: str) -> str: ...
+    @overload
+    def url(self, key: str, default: None = None) -> str | None: ...
 
     def url(self, key: str, default: str | None = None) -> str | None:
         value = self.get(key, _is_url, "an absolute http(s) URL", self.env.str, default)

@@ -8,7 +8,7 @@ processing, for a replay) and shows a confirmation page first (see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import messages
 from django.db import models
@@ -44,7 +44,7 @@ def _not_refundable(charge: Charge) -> str:
         ChargeStatus.WAITING: _("it is waiting for payment"),
         ChargeStatus.AUTHORIZED: _("it is authorised, not paid: use the cancel action to void it"),
     }
-    return reasons.get(charge.status, _("it has been refunded in full already"))
+    return reasons.get(ChargeStatus(charge.status), _("it has been refunded in full already"))
 
 
 class CancelCharges(ConfirmedAction):
@@ -69,9 +69,9 @@ class CancelCharges(ConfirmedAction):
         return _charge_step(obj, _not_refundable(obj), skipped=True)
 
     def summary(self, todo: Sequence[Step]) -> str:
-        charges = [step.obj for step in todo]
+        charges = [cast(Charge, step.obj) for step in todo]
         voids = sum(c.amount_value for c in charges if c.status == ChargeStatus.AUTHORIZED)
-        refunds = sum(c.refundable_amount for c in charges if c.status == ChargeStatus.PAID)
+        refunds = sum(c.refundable_amount for c in charges if c.status != ChargeStatus.AUTHORIZED)
         parts = []
         if refunds:
             parts.append(_("In all, %(amount)s will be refunded.") % {"amount": money(refunds)})
@@ -115,7 +115,7 @@ class RefundChargesPartially(ConfirmedAction):
 
     def form_kwargs(self, todo: Sequence[Step]) -> dict[str, Any]:
         # One amount for every selected charge, so it must fit the smallest.
-        charges = [step.obj for step in todo]
+        charges = [cast(Charge, step.obj) for step in todo]
         maximum = min((charge.refundable_amount for charge in charges), default=0)
         currency = charges[0].currency if charges else "BRL"
         return {"maximum": maximum, "currency": currency}
@@ -154,7 +154,7 @@ class CaptureCharges(ConfirmedAction):
                     "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT"),
                 }
             return _charge_step(obj, text)
-        if obj.status == ChargeStatus.AUTHORIZED:
+        if obj.status == ChargeStatus.AUTHORIZED and obj.capture_before is not None:
             reason = _("its authorisation expired on %(deadline)s") % {
                 "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT")
             }
@@ -167,7 +167,7 @@ class CaptureCharges(ConfirmedAction):
         return _charge_step(obj, reason, skipped=True)
 
     def summary(self, todo: Sequence[Step]) -> str:
-        total = sum(step.obj.amount_value for step in todo)
+        total = sum(cast(Charge, step.obj).amount_value for step in todo)
         return _("In all, %(amount)s will be captured.") % {"amount": money(total)}
 
     def perform(self, obj: Charge, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:

@@ -52,7 +52,7 @@ class ReadOnlyAdmin(ActionPermissions, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def response_action(
+    def response_action(  # type: ignore[override]  # Django 6.1 adds a keyword
         self, request: HttpRequest, queryset: models.QuerySet, **kwargs: Any
     ) -> HttpResponse | None:
         # Django 6.1 passes ``action_location`` (5.2 and 6.0 do not): handed on as is.
@@ -106,7 +106,9 @@ class ProviderJSONMixin:
         opts = modeladmin.model._meta
         obj: models.Model | None = modeladmin.get_object(request, unquote(object_id))
         if obj is None:
-            return modeladmin._get_obj_does_not_exist_redirect(request, opts, object_id)
+            return modeladmin._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]
+                request, opts, object_id
+            )
         if not modeladmin.has_view_permission(request, obj):
             raise PermissionDenied
         context = {

@@ -71,9 +71,10 @@ class NotificationDeliveryAdmin(ReadOnlyAdmin):
     def order_link(self, obj: NotificationDelivery) -> str:
         if not obj.order_provider_id:
             return "-"
-        if obj.order_pk is None:
+        order_pk = obj.order_pk  # type: ignore[attr-defined]  # annotated by get_queryset
+        if order_pk is None:
             return obj.order_provider_id
-        url = admin_url(Order(pk=obj.order_pk))
+        url = admin_url(Order(pk=order_pk))
         return format_html('<a href="{}">{}</a>', url, obj.order_provider_id)
 
     @admin.display(description=_("outcome"), ordering="outcome")

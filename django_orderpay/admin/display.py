@@ -67,7 +67,8 @@ def short_datetime(value: datetime | None) -> str | None:
     """
     if value is None:
         return None
-    return formats.date_format(timezone.template_localtime(value), "SHORT_DATETIME_FORMAT")
+    local = timezone.template_localtime(value)  # type: ignore[attr-defined]  # not in the stubs
+    return formats.date_format(local, "SHORT_DATETIME_FORMAT")
 
 
 def card_summary(brand: str, first_digits: str, last_digits: str) -> str:

@@ -14,7 +14,7 @@ class OperationColumns:
     """Columns shared by the operation list and the order page's inline."""
 
     @admin.display(description=_("created"), ordering="created_at")
-    def created(self, obj: Operation) -> str:
+    def created(self, obj: Operation) -> str | None:
         return short_datetime(obj.created_at)
 
     @admin.display(description=_("amount"))

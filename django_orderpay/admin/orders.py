@@ -217,11 +217,11 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
 
     @admin.display(description=_("paid"), ordering="paid_cents")
     def total_paid(self, obj: Order) -> str:
-        return money_cell(obj.paid_cents)
+        return money_cell(obj.paid_cents)  # type: ignore[attr-defined]  # get_queryset's
 
     @admin.display(description=_("refunded"), ordering="refunded_cents")
     def total_refunded(self, obj: Order) -> str:
-        return money_cell(obj.refunded_cents)
+        return money_cell(obj.refunded_cents)  # type: ignore[attr-defined]  # get_queryset's
 
     @admin.display(description=_("items total"))
     def items_total(self, obj: Order) -> str:

@@ -45,7 +45,7 @@ Payload = Mapping[str, Any] | Body
 def _as_dict(payload: Payload) -> Mapping[str, Any]:
     # A builder validates itself in to_dict(); a dict is sent as given (the
     # services validate dicts with payloads.validate_order_dict first).
-    return payload.to_dict() if hasattr(payload, "to_dict") else payload  # type: ignore[union-attr]
+    return payload.to_dict() if hasattr(payload, "to_dict") else payload
 
 
 def _id(field: str, value: Any) -> str:

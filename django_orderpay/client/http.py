@@ -147,6 +147,7 @@ class ProviderHttp:
             attempt += 1
             started = time.monotonic()
             response: requests.Response | None = None
+            reason: str | None
             acted = True
             try:
                 response = self.session.request(

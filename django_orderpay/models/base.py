@@ -7,6 +7,14 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
+def attname(model: type[models.Model], name: str) -> str:
+    """The attribute a concrete field's value lives in (``card_token`` -> ``card_token_id``)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError(f"{model.__name__}.{name} is a relation, not a column")
+    return field.attname
+
+
 class ProviderMirror(models.Model):
     """A local copy of one provider object: its id and its last JSON.
 

@@ -11,19 +11,24 @@ like any other, and also fails the task, so the backend's own result shows it.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from django_orderpay.exceptions import ConfigurationError, OrderPayError
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery
 
-try:  # Django 6
-    from django.tasks import task as _task
-except ImportError:  # Django 5.2 with the backport, or neither
-    try:
-        from django_tasks import task as _task
-    except ImportError:
-        _task = None
 
+def _task_decorator() -> Any:
+    """``django.tasks.task`` (Django 6), else the backport's, else None."""
+    for module in ("django.tasks", "django_tasks"):
+        try:
+            return import_module(module).task
+        except ImportError:
+            continue
+    return None
+
+
+_task = _task_decorator()
 TASKS_AVAILABLE = _task is not None
 
 
@@ -46,16 +51,15 @@ def run_delivery(delivery_id: int) -> str:
     return result.outcome
 
 
-if _task is not None:
-    # Decorated at module level under its own name: a worker finds the task
-    # by its dotted path (``django_orderpay.notifications.tasks.process_notification``).
-    @_task
-    def process_notification(delivery_id: int) -> str:
-        """The task: :func:`run_delivery` in a worker."""
-        return run_delivery(delivery_id)
+def process_notification(delivery_id: int) -> str:
+    """The task: :func:`run_delivery` in a worker."""
+    return run_delivery(delivery_id)
 
-else:
-    process_notification: Any = None
+
+if _task is not None:
+    # Decorated at module level under its own name: a worker finds the task by
+    # its dotted path (``django_orderpay.notifications.tasks.process_notification``).
+    process_notification = _task(process_notification)
 
 
 def enqueue_delivery(delivery: NotificationDelivery) -> Any:
@@ -64,9 +68,10 @@ def enqueue_delivery(delivery: NotificationDelivery) -> Any:
     Raises :class:`~django_orderpay.exceptions.ConfigurationError` when neither
     ``django.tasks`` nor ``django_tasks`` can be imported.
     """
-    if process_notification is None:
+    if _task is None:
         raise ConfigurationError(
             "ORDERPAY['NOTIFICATION_BACKGROUND'] needs Django's tasks framework: Django 6, "
             "or the django-tasks package on Django 5.2 (pip install 'django-orderpay[tasks]')."
         )
-    return process_notification.enqueue(delivery.pk)
+    task: Any = process_notification  # a Task once decorated above
+    return task.enqueue(delivery.pk)

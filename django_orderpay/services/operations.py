@@ -140,8 +140,8 @@ def _mirror(intent: Intent, answer: Any, source: str) -> Mirrored:
 def _result(operation: Operation) -> Mirrored | None:
     """What a succeeded operation answers its caller (its order or charge, as mirrored now)."""
     if operation.kind in (OperationKind.CREATE, OperationKind.PAY):
-        return Order.objects.filter(pk=operation.order_id).first()
-    return Charge.objects.filter(pk=operation.charge_id).first()
+        return Order.objects.filter(pk=operation.order_id or 0).first()
+    return Charge.objects.filter(pk=operation.charge_id or 0).first()
 
 
 # --- recording ----------------------------------------------------------------------

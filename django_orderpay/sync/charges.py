@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..models import Charge, ChargeStatusChange, Order, Split, charge_transition_allowed
+from ..models.base import attname
 from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
 from .parse import ChargeState, SyncError
@@ -49,7 +50,7 @@ UPDATE_FIELDS = (
     "synced_at",
 )
 #: ``UPDATE_FIELDS`` name -> the attribute holding its value (``card_token_id``).
-_ATTNAMES = {name: Charge._meta.get_field(name).attname for name in UPDATE_FIELDS}
+_ATTNAMES = {name: attname(Charge, name) for name in UPDATE_FIELDS}
 
 
 def supersedes(row: Charge, state: ChargeState) -> bool:

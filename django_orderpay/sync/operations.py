@@ -82,9 +82,10 @@ def _proof(
                 taken.add(charge.provider_id)
                 return {"charge": charge}
         return None
-    charge = by_pk.get(operation.charge_id or 0)
-    if charge is None:
+    target = by_pk.get(operation.charge_id or 0)
+    if target is None:
         return None
+    charge = target
     if operation.kind == OperationKind.CAPTURE:
         paid = charge.status == ChargeStatus.PAID or charge.amount_paid > 0
         return {} if paid else None

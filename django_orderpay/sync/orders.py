@@ -13,6 +13,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
+from ..models.base import attname
 from .charges import apply_charges
 from .locking import sync_transaction
 from .operations import settle
@@ -39,7 +40,7 @@ ORDER_FIELDS = (
     "status",
     "data",
 )
-_ATTNAMES = {name: Order._meta.get_field(name).attname for name in ORDER_FIELDS}
+_ATTNAMES = {name: attname(Order, name) for name in ORDER_FIELDS}
 
 
 def _snapshot(order: Order) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def _splice(base: dict[str, Any], charges: Sequence[Charge]) -> dict[str, Any]:
     by_id = {charge.provider_id: charge for charge in charges}
     ordered = []
     for entry in base.get("charges") or ():
-        charge = by_id.pop(entry.get("id"), None) if isinstance(entry, dict) else None
+        charge = by_id.pop(str(entry.get("id")), None) if isinstance(entry, dict) else None
         if charge is not None:
             ordered.append(charge)
     ordered.extend(sorted(by_id.values(), key=lambda charge: charge.pk))

@@ -20,7 +20,7 @@ import pytest
 import requests
 
 if TYPE_CHECKING:
-    from django.http import HttpResponse
+    from django.http.response import HttpResponseBase
     from django.test import Client
 
     from django_orderpay.emulator import Emulator
@@ -46,7 +46,7 @@ class Delivery:
 
     url: str
     status: int
-    response: HttpResponse
+    response: HttpResponseBase
 
 
 class _Target:
