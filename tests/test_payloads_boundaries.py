@@ -1,0 +1,55 @@
+"""The boundaries of the card rules that money depends on: the last accepted, the first refused.
+
+A wrong comparison here (``0[0-9]`` for the month, ``<`` for ``<=`` on the
+installments) would send the provider a request it refuses after the
+customer typed everything, or accept one that charges wrongly.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from django_orderpay import rules
+from django_orderpay.exceptions import ValidationError
+from django_orderpay.payloads import PaymentMethod, validate_order_dict
+from django_orderpay.testing import samples
+from tests.payloads_support import charge, order, raw_card
+
+CARD_MONTH = "charges[0].payment_method.card.exp_month"
+INSTALLMENTS = "charges[0].payment_method.installments"
+
+
+def refused_paths(build) -> list[str]:
+    try:
+        build()
+    except ValidationError as error:
+        return error.paths
+    return []
+
+
+@pytest.mark.parametrize(
+    ("month", "accepted"),
+    [("00", False), ("01", True), ("09", True), ("10", True), ("12", True), ("13", False)],
+)
+def test_a_card_month_is_01_to_12(month, accepted):
+    body = samples.order_request()
+    body["charges"][0]["payment_method"]["card"]["exp_month"] = month
+
+    paths = refused_paths(lambda: validate_order_dict(body))
+
+    assert (paths == []) is accepted
+    assert accepted or paths == [CARD_MONTH]
+
+
+@pytest.mark.parametrize(
+    ("installments", "accepted"),
+    [(0, False), (1, True), (rules.MAX_INSTALLMENTS, True), (rules.MAX_INSTALLMENTS + 1, False)],
+)
+def test_installments_up_to_the_most_allowed(installments, accepted):
+    method = PaymentMethod(raw_card(), installments=installments)
+    # An amount whose every installment stays above the provider's minimum.
+    big = charge(payment_method=method, amount=100_000)
+    paths = refused_paths(lambda: order(charges=[big]).to_dict())
+
+    assert (paths == []) is accepted, paths
+    assert accepted or paths == [INSTALLMENTS]
