@@ -16,6 +16,23 @@ from typing import Any
 from django_orderpay import rules
 
 MASK = "[REDACTED]"
+#: What a stored or logged header keeps of a credential: that it was there.
+HEADER_MASK = "[removed]"
+
+#: The keys of a ``card`` object that are its secrets: never stored, logged,
+#: digested into an idempotency key, or put in a message.
+CARD_SECRET_KEYS = frozenset({"number", "security_code", "encrypted"})
+#: Headers whose values are credentials (or derived from one).
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "x-authenticity-token",
+        "x-csrftoken",
+        "x-api-key",
+    }
+)
 
 #: Keys whose values are always masked, compared case-insensitively. ``number``
 #: is masked only inside a ``card`` (an address or phone number is not secret).
@@ -61,8 +78,34 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """A copy of HTTP headers with ``Authorization`` and notification tokens masked."""
-    return {k: (MASK if k.lower() in SECRET_KEYS else v) for k, v in headers.items()}
+    """A copy of ``headers`` with each credential's value replaced by ``HEADER_MASK``."""
+    return {
+        name: HEADER_MASK if name.lower() in SECRET_HEADERS else str(value)
+        for name, value in headers.items()
+    }
 
 
-__all__ = ["MASK", "SECRET_KEYS", "redact", "redact_headers", "redact_text"]
+def without_card_secrets(payload: Any, *, _parent: str = "") -> Any:
+    """A copy of ``payload`` without the secrets of any ``card`` object in it."""
+    if isinstance(payload, Mapping):
+        return {
+            key: without_card_secrets(value, _parent=str(key))
+            for key, value in payload.items()
+            if not (_parent == "card" and key in CARD_SECRET_KEYS)
+        }
+    if isinstance(payload, list | tuple):
+        return [without_card_secrets(item, _parent=_parent) for item in payload]
+    return payload
+
+
+__all__ = [
+    "CARD_SECRET_KEYS",
+    "HEADER_MASK",
+    "MASK",
+    "SECRET_HEADERS",
+    "SECRET_KEYS",
+    "redact",
+    "redact_headers",
+    "redact_text",
+    "without_card_secrets",
+]

@@ -574,7 +574,7 @@ def test_redact_masks_secrets_by_key_and_by_look():
     assert masked["card_number"] == MASK
     assert body["card"]["number"] == APPROVED_VISA  # a copy: the request still has its card
     assert redact_headers({"Authorization": "Bearer x", "Accept": "a"}) == {
-        "Authorization": MASK,
+        "Authorization": "[removed]",
         "Accept": "a",
     }
     assert redact_text("Bearer abc.def", ()) == f"Bearer {MASK}"

@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-#: Headers whose values are credentials (or derived from one): kept as a
-#: marker that they were present, never with their value.
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "cookie",
-        "x-authenticity-token",
-        "x-csrftoken",
-        "x-api-key",
-    }
-)
-REDACTED = "[removed]"
+from django_orderpay.redaction import redact_headers
+
+__all__ = ["DeliveryOutcome", "NotificationDelivery", "redact_headers"]
+
 #: Bytes kept of a body refused before processing (unverified, not JSON):
 #: enough to see what it was, not a free store for whoever posts.
 UNVERIFIED_BODY_KEPT = 16 * 1024
-
-
-def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """A copy of ``headers`` with the values of credential headers removed."""
-    return {
-        name: REDACTED if name.lower() in SECRET_HEADERS else str(value)
-        for name, value in headers.items()
-    }
 
 
 class DeliveryOutcome(models.TextChoices):

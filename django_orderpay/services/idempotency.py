@@ -22,25 +22,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.redaction import without_card_secrets
 
-#: Keys of a ``card`` object left out of every digest and every stored body.
-CARD_SECRETS = frozenset({"number", "security_code", "encrypted"})
+__all__ = [
+    "check_explicit_key",
+    "digest",
+    "operation_key",
+    "stable_key",
+    "without_card_secrets",
+]
+
 PREFIX = "orderpay"
 #: What a header value may hold (no spaces or control characters).
 _KEY_PATTERN = re.compile(r"[!-~]{1,255}")
-
-
-def without_card_secrets(payload: Any, *, _parent: str = "") -> Any:
-    """A copy of ``payload`` without the secrets of any ``card`` object in it."""
-    if isinstance(payload, Mapping):
-        return {
-            key: without_card_secrets(value, _parent=str(key))
-            for key, value in payload.items()
-            if not (_parent == "card" and key in CARD_SECRETS)
-        }
-    if isinstance(payload, list | tuple):
-        return [without_card_secrets(item, _parent=_parent) for item in payload]
-    return payload
 
 
 def canonical(payload: Any) -> str:

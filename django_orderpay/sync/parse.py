@@ -19,11 +19,10 @@ from django.utils.dateparse import parse_datetime
 
 from ..models import ChargeStatus, RecurringType, SplitMethod, effective_charge_status
 from ..models.orders import PROVIDER_TIMEZONE, deeplink_expiry
+from ..redaction import CARD_SECRET_KEYS
 
 logger = logging.getLogger("django_orderpay.sync")
 
-#: Keys of a request's card that must never be stored, should a body carry them.
-SECRET_CARD_KEYS = ("number", "security_code", "encrypted")
 #: The columns that hold the provider's enumerations (statuses, types, methods).
 ENUM_LENGTH = 32
 #: What no database text column (PostgreSQL's NUL) or UTF-8 (a lone surrogate) can hold.
@@ -148,7 +147,7 @@ def _scrubbed(charge: Mapping[str, Any]) -> dict[str, Any]:
     data = copy.deepcopy(dict(charge))
     card = (data.get("payment_method") or {}).get("card")
     if isinstance(card, dict):
-        for key in SECRET_CARD_KEYS:
+        for key in CARD_SECRET_KEYS:
             card.pop(key, None)
     return data
 
@@ -216,7 +215,7 @@ def _parse_card(method: Mapping[str, Any], path: str) -> CardState | None:
     if token_id and not token_id.startswith("CARD_"):
         raise SyncError(_join(card_path, "id"), "must be a provider id starting with CARD_")
     holder = _optional_object(card, "holder", card_path)
-    data = {k: v for k, v in card.items() if k not in SECRET_CARD_KEYS}
+    data = {k: v for k, v in card.items() if k not in CARD_SECRET_KEYS}
     return CardState(
         token_id=token_id,
         store=card.get("store") is True or method.get("store") is True,
