@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from .cards import CardToken
-from .charges import Charge, RecurringType, Split, SplitMethod
+from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
 from .money import format_cents
 from .notifications import DeliveryOutcome, NotificationDelivery, redact_headers
 from .operations import OPEN_OPERATION_STATES, Operation, OperationKind, OperationState
 from .orders import PROVIDER_TIMEZONE, Deeplink, Order, deeplink_expiry
+from .pix import QrCode
 from .states import (
     CHARGE_TRANSITIONS,
     OPEN_CHARGE_STATUSES,
@@ -38,6 +39,8 @@ __all__ = [
     "OperationState",
     "Order",
     "OrderStatus",
+    "PaymentMethodType",
+    "QrCode",
     "RecurringType",
     "Split",
     "SplitMethod",

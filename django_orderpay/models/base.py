@@ -35,7 +35,21 @@ class ProviderMirror(models.Model):
 
     def link(self, rel: str) -> str | None:
         """The ``href`` of the provider link named ``rel`` in ``data``, if any."""
-        for link in self.data.get("links") or ():
-            if isinstance(link, dict) and link.get("rel") == rel:
-                return link.get("href")
-        return None
+        return link_href(self.data, rel=rel)
+
+    def link_of_media(self, media: str) -> str | None:
+        """The ``href`` of the provider link of ``media`` type (a boleto's PDF) in ``data``."""
+        return link_href(self.data, media=media)
+
+
+def link_href(data: dict, *, rel: str | None = None, media: str | None = None) -> str | None:
+    """The ``href`` of the first of ``data["links"]`` with that ``rel`` and/or ``media``."""
+    for link in data.get("links") or ():
+        if not isinstance(link, dict):
+            continue
+        if (rel is None or link.get("rel") == rel) and (
+            media is None or link.get("media") == media
+        ):
+            href = link.get("href")
+            return href if isinstance(href, str) else None
+    return None

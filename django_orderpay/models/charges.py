@@ -20,6 +20,15 @@ class RecurringType(models.TextChoices):
     STANDING_ORDER = "STANDING ORDER", _("Standing order")
 
 
+class PaymentMethodType(models.TextChoices):
+    """``payment_method.type`` of a charge (a value this version does not know is kept too)."""
+
+    CREDIT_CARD = "CREDIT_CARD", _("Credit card")
+    DEBIT_CARD = "DEBIT_CARD", _("Debit card")
+    BOLETO = "BOLETO", _("Boleto")
+    PIX = "PIX", _("Pix")
+
+
 class SplitMethod(models.TextChoices):
     FIXED = "FIXED", _("Fixed amounts")
     PERCENTAGE = "PERCENTAGE", _("Percentages")
@@ -44,6 +53,15 @@ class Charge(ProviderMirror):
     amount_paid = models.PositiveIntegerField(_("paid (cents)"), default=0)
     amount_refunded = models.PositiveIntegerField(_("refunded (cents)"), default=0)
     currency = models.CharField(_("currency"), max_length=3, default="BRL")
+    payment_method = models.CharField(
+        _("payment method"),
+        max_length=32,
+        choices=PaymentMethodType.choices,
+        blank=True,
+        db_index=True,
+    )
+    #: A boleto's due date (the day it may still be paid), else None.
+    due_date = models.DateField(_("due date"), null=True, blank=True)
     installments = models.PositiveSmallIntegerField(_("installments"), default=1)
     capture = models.BooleanField(_("capture"), default=True)
     capture_before = models.DateTimeField(_("capture before"), null=True, blank=True)
@@ -84,6 +102,26 @@ class Charge(ProviderMirror):
     @property
     def payment_response(self) -> dict:
         return dict(self.data.get("payment_response") or {})
+
+    @property
+    def boleto(self) -> dict:
+        """``payment_method.boleto``: ``id``, ``barcode``, ``formatted_barcode``, ``due_date``..."""
+        return dict((self.data.get("payment_method") or {}).get("boleto") or {})
+
+    @property
+    def pix(self) -> dict:
+        """``payment_method.pix`` of a paid Pix charge: ``end_to_end_id``, ``holder``."""
+        return dict((self.data.get("payment_method") or {}).get("pix") or {})
+
+    @property
+    def pdf_url(self) -> str | None:
+        """The boleto's PDF (its link with media ``application/pdf``)."""
+        return self.link_of_media("application/pdf")
+
+    @property
+    def image_url(self) -> str | None:
+        """The boleto's image (its link with media ``image/png``)."""
+        return self.link_of_media("image/png")
 
     @property
     def is_final(self) -> bool:

@@ -87,6 +87,7 @@ class OrderStatus(models.TextChoices):
     PAID = "PAID", _("Paid")
     DECLINED = "DECLINED", _("Declined")
     CANCELED = "CANCELED", _("Canceled")
+    EXPIRED = "EXPIRED", _("Expired")
 
 
 #: The derivation rule: the first of these statuses held by any charge names
@@ -102,17 +103,35 @@ ORDER_STATUS_PRECEDENCE: tuple[str, ...] = (
     OrderStatus.CANCELED,
     OrderStatus.DECLINED,
 )
+#: The first four: a payment made or under way, which an open QR code does not outrank.
+_UNDER_WAY = ORDER_STATUS_PRECEDENCE[:4]
+_ENDED = ORDER_STATUS_PRECEDENCE[4:]
 
 
-def derive_order_status(charge_statuses: Iterable[str]) -> str:
+#: What an order's Pix QR codes say, for :func:`derive_order_status`.
+QR_OPEN = "open"
+QR_EXPIRED = "expired"
+
+
+def derive_order_status(charge_statuses: Iterable[str], qr_codes: str = "") -> str:
     """The order status for charges in ``charge_statuses`` (see the rule above).
 
     Pass each charge's effective status (``Charge.effective_status``), so a
     partially refunded charge keeps its order paid. Statuses this version
-    does not know are left out.
+    does not know are left out. ``qr_codes`` says whether the order has a
+    Pix QR code still payable (``QR_OPEN``: the order is WAITING, whatever
+    attempts were declined) or only expired ones (``QR_EXPIRED``: EXPIRED),
+    unless a charge is paid, authorised, in analysis or waiting.
     """
     present = set(charge_statuses)
-    for status in ORDER_STATUS_PRECEDENCE:
+    for status in _UNDER_WAY:
+        if status in present:
+            return status
+    if qr_codes == QR_OPEN:
+        return OrderStatus.WAITING
+    if qr_codes == QR_EXPIRED:
+        return OrderStatus.EXPIRED
+    for status in _ENDED:
         if status in present:
             return status
     return OrderStatus.CREATED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -11,13 +12,15 @@ from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
-from ..models import ChangeSource, Charge, Deeplink, Order, derive_order_status
+from ..models import ChangeSource, Charge, Deeplink, Order, QrCode, derive_order_status
 from ..models.base import attname
+from ..models.states import QR_EXPIRED, QR_OPEN
 from .charges import apply_charges
 from .locking import sync_transaction
 from .operations import settle
-from .parse import DeeplinkState, OrderState, SyncError, parse_charge, parse_order
+from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
 
 logger = logging.getLogger("django_orderpay.sync")
 
@@ -65,7 +68,9 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
     order = Order(
         provider_id=state.provider_id,
         data=state.data,
-        status=derive_order_status(charge.effective_status for charge in state.charges),
+        status=derive_order_status(
+            (charge.effective_status for charge in state.charges), qr_code_state(state.data)
+        ),
         synced_at=timezone.now(),
         **state.columns,
     )
@@ -120,8 +125,10 @@ def _finish(
     written on every sync, alone when nothing else changed; an order this
     sync has just inserted complete is not written again.
     """
-    order.status = derive_order_status(charge.effective_status for charge in charges)
     order.data = _splice(base, charges)
+    order.status = derive_order_status(
+        (charge.effective_status for charge in charges), qr_code_state(order.data)
+    )
     changed = [name for name, value in _snapshot(order).items() if value != before[name]]
     if new_order and not changed:
         return
@@ -141,6 +148,33 @@ def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> No
         setattr(deeplink, name, value)
     deeplink.synced_at = timezone.now()
     deeplink.save()
+
+
+def qr_code_state(data: dict[str, Any], now: dt.datetime | None = None) -> str:
+    """``QR_OPEN`` if one of the order's Pix QR codes may still be paid, ``QR_EXPIRED``
+    if all have expired, ``""`` when it has none (read from the order's JSON, no query)."""
+    entries = [e for e in data.get("qr_codes") or () if isinstance(e, dict)]
+    if not entries:
+        return ""
+    now = now or timezone.now()
+    for entry in entries:
+        expires = entry.get("expiration_date")
+        moment = parse_datetime(expires) if isinstance(expires, str) else None
+        if moment is None or moment > now:
+            return QR_OPEN
+    return QR_EXPIRED
+
+
+def _sync_qr_codes(order: Order, states: Sequence[QrCodeState], *, new_order: bool) -> None:
+    # Under the order lock, like the deeplink: no insert can race.
+    known = {} if new_order else {q.provider_id: q for q in QrCode.objects.filter(order=order)}
+    now = timezone.now()
+    for state in states:
+        row = known.get(state.provider_id) or QrCode(order=order, provider_id=state.provider_id)
+        for name, value in state.columns.items():
+            setattr(row, name, value)
+        row.synced_at = now
+        row.save()
 
 
 def sync_order(
@@ -171,6 +205,8 @@ def sync_order(
         charges = apply_charges(order, state.charges, source=source, new_order=new_order)
         if state.deeplink is not None:
             _sync_deeplink(order, state.deeplink, new_order=new_order)
+        if state.qr_codes:
+            _sync_qr_codes(order, state.qr_codes, new_order=new_order)
         settle(order, charges, new_order=new_order)
         _finish(order, charges, state.data, before, new_order=new_order)
     return order

@@ -151,6 +151,7 @@ class ChargeFactory(DjangoModelFactory):
     )
     amount_refunded = 0
     currency = "BRL"
+    payment_method = "CREDIT_CARD"
     installments = 1
     capture = True
     capture_before = None

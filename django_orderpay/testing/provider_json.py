@@ -142,6 +142,7 @@ def order_json(
     reference_id: str = "ex-00001",
     items: list[dict[str, Any]] | None = None,
     deep_link: dict[str, Any] | None = None,
+    qr_code: dict[str, Any] | None = None,
     created_at: dt.datetime | None = None,
 ) -> dict[str, Any]:
     """An Order answer (create, pay, GET, or a notification body)."""
@@ -160,7 +161,92 @@ def order_json(
         order["items"] = items
     if deep_link is not None:
         order["deep_links"] = [deep_link]
+    if qr_code is not None:
+        order["qr_codes"] = [qr_code]
     return order
+
+
+def qr_code_json(
+    *,
+    amount: int = 500,
+    qr_code_id: str | None = None,
+    expires_at: dt.datetime | None = None,
+    arrangements: tuple[str, ...] = ("PIX",),
+) -> dict[str, Any]:
+    """``qr_codes[0]`` of a Pix Order answer (a day to pay, unless ``expires_at``)."""
+    qr_code_id = qr_code_id or provider_id("QRCO_")
+    expires_at = expires_at or timezone.now() + dt.timedelta(days=1)
+    key = qr_code_id.removeprefix("QRCO_")
+    href = f"{BASE_URL}/qrcode/{qr_code_id}"
+    return {
+        "id": qr_code_id,
+        "expiration_date": expires_at.astimezone(PROVIDER_TIMEZONE).isoformat(timespec="seconds"),
+        "amount": {"value": amount},
+        "text": (
+            "00020101021226830014br.gov.bcb.pix2561api.pagseguro.com/pix/v2/"
+            f"{key}5204000053039865802BR5913Loja Exemplo6009Sao Paulo62070503***6304ABCD"
+        ),
+        "arrangements": list(arrangements),
+        "links": [
+            {"rel": "QRCODE.PNG", "href": f"{href}/png", "media": "image/png", "type": "GET"},
+            {
+                "rel": "QRCODE.BASE64",
+                "href": f"{href}/base64",
+                "media": "text/plain",
+                "type": "GET",
+            },
+        ],
+    }
+
+
+def pix_charge_json(
+    *, amount: int = 500, charge_id: str | None = None, status: str = ChargeStatus.PAID
+) -> dict[str, Any]:
+    """The charge a paid Pix QR code makes appear on its order."""
+    charge = charge_json(charge_id=charge_id, amount=amount, status=status)
+    charge["payment_method"] = {
+        "type": "PIX",
+        "pix": {
+            "end_to_end_id": "E18236120202611241234s0123456789",
+            "holder": {"name": "Jose da Silva", "tax_id": "***.456.789-**"},
+        },
+    }
+    charge["payment_response"] = {"code": "20000", "message": "SUCESSO"}
+    return charge
+
+
+def boleto_charge_json(
+    *,
+    amount: int = 500,
+    charge_id: str | None = None,
+    status: str = ChargeStatus.WAITING,
+    due_date: dt.date | None = None,
+    paid: int | None = None,
+) -> dict[str, Any]:
+    """A boleto charge: WAITING until the payer pays it, with its barcode and PDF/PNG links."""
+    charge = charge_json(charge_id=charge_id, amount=amount, status=status, paid=paid)
+    boleto_id = str(uuid.uuid4()).upper()
+    due = (due_date or timezone.localdate() + dt.timedelta(days=3)).isoformat()
+    barcode = "03399853012970000024227020901016278150000015000"
+    charge["payment_method"] = {
+        "type": "BOLETO",
+        "boleto": {
+            "id": boleto_id,
+            "barcode": barcode,
+            "formatted_barcode": "03399.85301 29700.000242 27020.901016 2 78150000015000",
+            "due_date": due,
+            "instruction_lines": {"line_1": "Pagamento processado para DESC Fatura"},
+            "holder": {"name": "Jose da Silva", "tax_id": "12345678909"},
+        },
+    }
+    charge["payment_response"] = {"code": "20000", "message": "SUCESSO"}
+    base = f"https://boleto.sandbox.pagseguro.com.br/{boleto_id.lower()}"
+    charge["links"] = [
+        {"rel": "SELF", "href": f"{base}.pdf", "media": "application/pdf", "type": "GET"},
+        {"rel": "SELF", "href": f"{base}.png", "media": "image/png", "type": "GET"},
+        *charge["links"],
+    ]
+    return charge
 
 
 def deep_link_json(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .charges import CardState, ChargeState, parse_charge
 from .fields import ENUM_LENGTH, REPLACEMENT, UNSTORABLE, SyncError, storable
-from .orders import DeeplinkState, OrderState, SplitState, parse_order, parse_split
+from .orders import DeeplinkState, OrderState, QrCodeState, SplitState, parse_order, parse_split
 
 __all__ = [
     "ENUM_LENGTH",
@@ -21,6 +21,7 @@ __all__ = [
     "ChargeState",
     "DeeplinkState",
     "OrderState",
+    "QrCodeState",
     "SplitState",
     "SyncError",
     "parse_charge",

@@ -7,12 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...models import ChargeStatus, RecurringType, SplitMethod, effective_charge_status
+from ...models import (
+    ChargeStatus,
+    PaymentMethodType,
+    RecurringType,
+    SplitMethod,
+    effective_charge_status,
+)
 from ...redaction import CARD_SECRET_KEYS
 from .fields import (
     SyncError,
     cents,
     choice,
+    day,
     join,
     object_at,
     optional_object,
@@ -126,6 +133,7 @@ def parse_charge(payload: Any, path: str = "") -> ChargeState:
     recurring = optional_object(charge, "recurring", path)
     splits = optional_object(charge, "splits", path)
     card = _parse_card(method, method_path)
+    boleto = optional_object(method, "boleto", method_path)
     # Free text of unknown length: the column gets its start, data keeps it all.
     message = text(response, "message", response_path, max_length=4096)
     installments = method.get("installments", 1)
@@ -139,6 +147,8 @@ def parse_charge(payload: Any, path: str = "") -> ChargeState:
         "amount_refunded": cents(summary, "refunded", summary_path, default=0),
         "currency": text(amount, "currency", amount_path, max_length=3) or "BRL",
         "installments": installments,
+        "payment_method": choice(method, "type", method_path, PaymentMethodType),
+        "due_date": day(boleto, "due_date", join(method_path, "boleto")),
         "capture": method.get("capture") is not False,
         "capture_before": timestamp(method, "capture_before", method_path),
         "payment_response_code": text(response, "code", response_path, max_length=16),

@@ -119,6 +119,22 @@ def timestamp(parent: Mapping[str, Any], key: str, path: str) -> dt.datetime | N
     return parsed
 
 
+def day(parent: Mapping[str, Any], key: str, path: str) -> dt.date | None:
+    """A ``YYYY-MM-DD`` date (a boleto's due date); anything else is kept out, with a warning."""
+    value = parent.get(key)
+    if value in (None, ""):
+        return None
+    parsed = None
+    if isinstance(value, str):
+        try:
+            parsed = dt.date.fromisoformat(value[:10])
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        logger.warning("sync: %s is not a date: %r", join(path, key), value)
+    return parsed
+
+
 def choice(parent: Mapping[str, Any], key: str, path: str, choices: Any) -> str:
     """One of ``choices``, or a value this version does not know yet, kept as text.
 

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ...models import SplitMethod
+from ...models.base import link_href
 from ...models.orders import PROVIDER_TIMEZONE, deeplink_expiry
 from .charges import ChargeState, parse_charge
 from .fields import (
@@ -32,12 +33,42 @@ class DeeplinkState:
 
 
 @dataclass(frozen=True)
+class QrCodeState:
+    """One of ``qr_codes`` (a Pix QR code); ``columns`` maps to ``QrCode``."""
+
+    provider_id: str
+    columns: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class OrderState:
     provider_id: str
     columns: dict[str, Any]
     charges: tuple[ChargeState, ...]
     deeplink: DeeplinkState | None
     data: dict[str, Any] = field(repr=False)
+    qr_codes: tuple[QrCodeState, ...] = ()
+
+
+def _parse_qr_codes(order: Mapping[str, Any]) -> tuple[QrCodeState, ...]:
+    entries = order.get("qr_codes") or []
+    if not isinstance(entries, list):
+        raise SyncError("qr_codes", "must be a list")
+    found = []
+    for position, entry in enumerate(entries):
+        path = f"qr_codes[{position}]"
+        qr_code = object_at(entry, path)
+        amount = object_at(qr_code.get("amount"), join(path, "amount"))
+        columns = {
+            "amount_value": cents(amount, "value", join(path, "amount")),
+            # The BR Code is a few hundred characters: the column holds it whole.
+            "text": text(qr_code, "text", path, max_length=100_000),
+            "image_url": link_href(dict(qr_code), rel="QRCODE.PNG") or "",
+            "expires_at": timestamp(qr_code, "expiration_date", path),
+            "data": dict(qr_code),
+        }
+        found.append(QrCodeState(provider_id(qr_code, "id", path, "QRCO_"), columns))
+    return tuple(found)
 
 
 def _parse_deeplink(
@@ -93,6 +124,7 @@ def parse_order(payload: Any) -> OrderState:
         charges=parsed,
         deeplink=_parse_deeplink(order, created_at),
         data=data,
+        qr_codes=_parse_qr_codes(order),
     )
 
 
