@@ -16,6 +16,9 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   change), ``refunded`` (in all), ``partial`` (part of the payment is kept),
   ``source``; sender ``Charge``. Once per growth of the refunded sum.
 - ``card_stored``: ``card_token``; sender ``CardToken``.
+- ``order_expired``: ``order``, ``source``; sender ``Order``. An order whose
+  Pix QR code expired unpaid, once the provider confirmed it (``sync`` or
+  ``manage.py orderpay_expire``): release what the purchase held.
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -29,7 +32,7 @@ from functools import partial
 from django.db import transaction
 from django.dispatch import Signal
 
-from .models import CardToken, Charge, ChargeStatus
+from .models import CardToken, Charge, ChargeStatus, Order
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +42,7 @@ charge_declined = Signal()
 charge_canceled = Signal()
 charge_refunded = Signal()
 card_stored = Signal()
+order_expired = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
     ChargeStatus.PAID: charge_paid,
@@ -103,6 +107,11 @@ class ChargeChange:
 def announce_change(charge: Charge, change: ChargeChange, source: str) -> None:
     """Send the signals of one charge's change once the transaction commits."""
     transaction.on_commit(partial(_send_status_signals, charge, change, source))
+
+
+def announce_order_expired(order: Order, source: str) -> None:
+    """Send ``order_expired`` once the transaction commits."""
+    transaction.on_commit(partial(_send, order_expired, Order, order=order, source=source))
 
 
 def announce_card_stored(card_token: CardToken) -> None:

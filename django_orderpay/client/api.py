@@ -210,6 +210,16 @@ class OrderPayClient:
             raise ValidationError([FieldError("status", "must be PAID or DECLINED")])
         return self._simulation("balance", deeplink_id, {"status": status})
 
+    def simulate_pix_payment(self, qr_code_id: str) -> Any:
+        """``POST /pix/pay/{QRCO_id}`` (sandbox and emulator): pay a QR code as a payer would.
+
+        The sandbox answers 200 and then notifies the order's PAID charge.
+        """
+        if not self.simulation_url:
+            raise ConfigurationError("Pix payment simulation exists only in the sandbox")
+        path = f"/pix/pay/{_id('qr_code_id', qr_code_id)}"
+        return self._post(path, {"status": "PAID", "tx_id": qr_code_id}, None)
+
     def simulate_deeplink_credit_card(self, deeplink_id: str, card_number: str) -> dict[str, Any]:
         """``POST /pagpay/credit-card/{id}`` ``{"card_number": ...}`` (a sandbox test card)."""
         if not rules.is_digits(card_number, range(13, 20)):

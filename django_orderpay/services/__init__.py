@@ -15,6 +15,7 @@ from .charges import cancel_charge, capture_charge
 from .deeplinks import simulate_deeplink_payment
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order
+from .pix import simulate_pix_payment
 from .splits import get_split
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "pay_with_card_token",
     "refresh_order",
     "simulate_deeplink_payment",
+    "simulate_pix_payment",
     "token_charge",
 ]

@@ -14,9 +14,18 @@ from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from ..models import ChangeSource, Charge, Deeplink, Order, QrCode, derive_order_status
+from ..models import (
+    ChangeSource,
+    Charge,
+    Deeplink,
+    Order,
+    OrderStatus,
+    QrCode,
+    derive_order_status,
+)
 from ..models.base import attname
 from ..models.states import QR_EXPIRED, QR_OPEN
+from ..signals import announce_order_expired
 from .charges import apply_charges
 from .locking import sync_transaction
 from .operations import settle
@@ -117,6 +126,7 @@ def _finish(
     base: dict[str, Any],
     before: dict[str, Any],
     *,
+    source: str,
     new_order: bool = False,
 ) -> None:
     """Derive the order's status and JSON; write the columns that changed.
@@ -130,6 +140,8 @@ def _finish(
         (charge.effective_status for charge in charges), qr_code_state(order.data)
     )
     changed = [name for name, value in _snapshot(order).items() if value != before[name]]
+    if order.status == OrderStatus.EXPIRED and before["status"] != OrderStatus.EXPIRED:
+        announce_order_expired(order, source)
     if new_order and not changed:
         return
     order.synced_at = timezone.now()
@@ -208,7 +220,7 @@ def sync_order(
         if state.qr_codes:
             _sync_qr_codes(order, state.qr_codes, new_order=new_order)
         settle(order, charges, new_order=new_order)
-        _finish(order, charges, state.data, before, new_order=new_order)
+        _finish(order, charges, state.data, before, source=source, new_order=new_order)
     return order
 
 
@@ -235,5 +247,5 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
         before = _snapshot(locked)
         charges = apply_charges(locked, [state], source=source)
         settle(locked, charges, new_order=False)
-        _finish(locked, charges, locked.data, before)
+        _finish(locked, charges, locked.data, before, source=source)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)
