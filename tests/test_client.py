@@ -13,7 +13,7 @@ from django_orderpay import __version__
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import OrderPayClient, client_from_settings, get_client, reset_client
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.transport import mount
+from django_orderpay.emulator.serving.transport import mount
 from django_orderpay.exceptions import (
     AuthenticationError,
     ConfigurationError,
@@ -487,7 +487,7 @@ def client_for(emulator, answers):
 
 
 def test_a_json_403_is_forbidden(emulator):
-    from django_orderpay.emulator import errors
+    from django_orderpay.emulator.state import errors
     from django_orderpay.exceptions import Forbidden
 
     path = "/orders/ORDE_00000000-0000-0000-0000-000000000000"
@@ -499,7 +499,7 @@ def test_a_json_403_is_forbidden(emulator):
 
 
 def test_a_500_with_a_json_error_is_not_retried(emulator):
-    from django_orderpay.emulator.http import Response
+    from django_orderpay.emulator.serving.http import Response
 
     body = {"error_messages": [{"code": "50000", "description": "internal_error"}]}
     client, provider = client_for(emulator, {("POST", "/orders"): Response.json(500, body)})
@@ -511,7 +511,7 @@ def test_a_500_with_a_json_error_is_not_retried(emulator):
 
 
 def test_40004_in_a_400_is_a_rate_limit_and_retried(emulator, caplog):
-    from django_orderpay.emulator.http import Response
+    from django_orderpay.emulator.serving.http import Response
 
     body = {"error_messages": [{"code": "40004", "description": "rate_limit"}]}
     client, provider = client_for(emulator, {("POST", "/orders"): Response.json(400, body)})
@@ -527,7 +527,7 @@ def test_40004_in_a_400_is_a_rate_limit_and_retried(emulator, caplog):
 
 
 def test_public_key_falls_back_to_get_when_post_is_refused(emulator):
-    from django_orderpay.emulator import errors
+    from django_orderpay.emulator.state import errors
 
     refused = errors.not_found("public_key").to_response()
     client, provider = client_for(emulator, {("POST", "/public-keys"): refused})
@@ -614,7 +614,7 @@ def test_provider_errors_survive_pickling(session, client):
     ],
 )
 def test_any_409_on_a_post_is_an_idempotency_conflict(emulator, body):
-    from django_orderpay.emulator.http import Response
+    from django_orderpay.emulator.serving.http import Response
 
     answer = Response.json(409, body) if body is not None else Response(409, b"")
     client, _provider = client_for(emulator, {("POST", "/orders"): answer})
@@ -651,7 +651,7 @@ def test_a_refusal_after_attempts_that_did_nothing_is_a_refusal(client, session)
 
 
 def test_a_409_after_a_timeout_is_still_the_conflict(emulator):
-    from django_orderpay.emulator.http import Response
+    from django_orderpay.emulator.serving.http import Response
 
     conflict = Response.json(409, {"error_messages": [{"code": "40005"}]})
     provider = Provider(emulator, {})

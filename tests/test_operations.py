@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import OrderPayClient, client_from_settings, get_client
-from django_orderpay.emulator.transport import mount
+from django_orderpay.emulator.serving.transport import mount
 from django_orderpay.exceptions import CardTokenNotOwned, OutcomeUnknown, ProviderError
 from django_orderpay.models import CardToken, Charge, ChargeStatusChange, Operation, Order
 from django_orderpay.services import (

@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from .cards import ANTIFRAUD_DECLINED_CARD, IN_ANALYSIS_CARD
 from .core import DEFAULT_TOKEN, Emulator, account_for
-from .http import Request, Response
+from .resources.cards import ANTIFRAUD_DECLINED_CARD, IN_ANALYSIS_CARD
+from .serving.http import Request, Response
 
 __all__ = [
     "ANTIFRAUD_DECLINED_CARD",

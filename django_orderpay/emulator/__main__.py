@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from . import DEFAULT_TOKEN, Emulator
-from .wsgi import make_server, make_wsgi_app
+from .serving.wsgi import make_server, make_wsgi_app
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -19,16 +19,18 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from . import control, errors, orders, pagpay, resources
-from .charges import cancel_charge, capture_charge, get_charge
-from .clock import Clock
-from .errors import ProviderError, SimulationError
-from .http import Request, Response
-from .idempotency import fingerprint
-from .jsonbody import parse_json
-from .keys import KeyPair
-from .notifier import Notifier
-from .state import Call, State
+from .control import plane
+from .control.notifier import Notifier
+from .resources import keys, orders, pagpay
+from .resources.charges import cancel_charge, capture_charge, get_charge
+from .serving.http import Request, Response
+from .state import errors
+from .state.clock import Clock
+from .state.errors import ProviderError, SimulationError
+from .state.idempotency import fingerprint
+from .state.jsonbody import parse_json
+from .state.keypair import KeyPair
+from .state.store import Call, State
 
 DEFAULT_TOKEN = "emulator-token"
 #: Generated ``ACCO_`` ids derive from the token (UUID5 in this namespace), so
@@ -71,27 +73,27 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/charges/{id}", get_charge),
     Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
     Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
-    Route("GET", "/splits/{id}", resources.get_split),
-    Route("POST", "/public-keys", resources.create_public_key),
-    Route("GET", "/public-keys/card", resources.get_public_key),
-    Route("GET", "/sdk/pagseguro.js", resources.sdk_script, OPEN),
+    Route("GET", "/splits/{id}", keys.get_split),
+    Route("POST", "/public-keys", keys.create_public_key),
+    Route("GET", "/public-keys/card", keys.get_public_key),
+    Route("GET", "/sdk/pagseguro.js", keys.sdk_script, OPEN),
     Route("POST", "/pagpay/balance/{id}", pagpay.pay_with_balance, SIMULATOR),
     Route("POST", "/pagpay/credit-card/{id}", pagpay.pay_with_card, SIMULATOR),
     Route("GET", "/pagpay/download", pagpay.download_page, SIMULATOR),
-    Route("POST", "/_emulator/reset", control.reset, CONTROL, True),
-    Route("GET", "/_emulator/notifications", control.list_notifications, CONTROL),
+    Route("POST", "/_emulator/reset", plane.reset, CONTROL, True),
+    Route("GET", "/_emulator/notifications", plane.list_notifications, CONTROL),
     Route(
-        "POST", "/_emulator/notifications/flush", control.flush_notifications, CONTROL, True, False
+        "POST", "/_emulator/notifications/flush", plane.flush_notifications, CONTROL, True, False
     ),
-    Route("POST", "/_emulator/notifications/drop", control.drop_notifications, CONTROL),
-    Route("POST", "/_emulator/charges/{id}/resolve", control.resolve_charge, CONTROL),
-    Route("GET", "/_emulator/clock", control.get_clock, CONTROL),
-    Route("POST", "/_emulator/clock", control.move_clock, CONTROL),
-    Route("GET", "/_emulator/faults", control.list_faults, CONTROL),
-    Route("POST", "/_emulator/faults", control.inject_fault, CONTROL),
-    Route("DELETE", "/_emulator/faults", control.clear_faults, CONTROL),
-    Route("GET", "/_emulator/orders", control.list_orders, CONTROL),
-    Route("GET", "/_emulator/accounts", control.list_accounts, CONTROL),
+    Route("POST", "/_emulator/notifications/drop", plane.drop_notifications, CONTROL),
+    Route("POST", "/_emulator/charges/{id}/resolve", plane.resolve_charge, CONTROL),
+    Route("GET", "/_emulator/clock", plane.get_clock, CONTROL),
+    Route("POST", "/_emulator/clock", plane.move_clock, CONTROL),
+    Route("GET", "/_emulator/faults", plane.list_faults, CONTROL),
+    Route("POST", "/_emulator/faults", plane.inject_fault, CONTROL),
+    Route("DELETE", "/_emulator/faults", plane.clear_faults, CONTROL),
+    Route("GET", "/_emulator/orders", plane.list_orders, CONTROL),
+    Route("GET", "/_emulator/accounts", plane.list_accounts, CONTROL),
 )
 _COMPILED = tuple((route, route.pattern) for route in ROUTES)
 
@@ -180,7 +182,7 @@ class Emulator:
     def reset(self) -> None:
         """Forget all orders, charges, cards, deliveries and faults; the clock back to real time."""
         with self._lock:
-            control.reset_world(self._state)
+            plane.reset_world(self._state)
 
     def close(self) -> None:
         """Stop the notifier's background thread."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.urls import re_path
 
-from .django_view import emulator_view
+from .serving.django_view import emulator_view
 
 app_name = "orderpay_emulator"
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from django.test import Client
 
     from django_orderpay.emulator import Emulator
-    from django_orderpay.emulator.wsgi import EmulatorServer
+    from django_orderpay.emulator.serving.wsgi import EmulatorServer
 
 __all__ = ["ControlPlaneError", "Delivery", "OrderPayEmulator", "orderpay_emulator"]
 
@@ -175,7 +175,7 @@ class OrderPayEmulator:
         """The emulator's notification sender: the bound test client, else a real POST."""
         target: _Target | None = getattr(self._local, "target", None)
         if target is None:
-            from django_orderpay.emulator.notifier import post_with_requests
+            from django_orderpay.emulator.control.notifier import post_with_requests
 
             return post_with_requests(url, body, headers)
         if target.error is not None:
@@ -214,7 +214,7 @@ def _clear_caches() -> None:
 def _orderpay_emulator_server() -> Iterator[OrderPayEmulator]:
     """One emulator for the whole session, served by a threading WSGI server on 127.0.0.1."""
     from django_orderpay.emulator import Emulator
-    from django_orderpay.emulator.wsgi import make_server, make_wsgi_app
+    from django_orderpay.emulator.serving.wsgi import make_server, make_wsgi_app
 
     holder: list[OrderPayEmulator] = []
 

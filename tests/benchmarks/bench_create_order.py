@@ -19,7 +19,7 @@ from django.test import override_settings
 
 from django_orderpay import services
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.wsgi import make_wsgi_app, serving
+from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
 from django_orderpay.models import Order
 
 from .bodies import TOKEN, next_reference_id, order_body

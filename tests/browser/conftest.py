@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.wsgi import make_wsgi_app, serving
+from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
 
 # Playwright's sync API keeps an event loop running in the main thread from its
 # first use to the end of the session, and Django refuses ORM calls while a loop

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.transport import mount
+from django_orderpay.emulator.serving.transport import mount
 from django_orderpay.testing import samples
 from django_orderpay.testing.samples import OMIT
 

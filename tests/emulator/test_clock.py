@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from django_orderpay.emulator.clock import PROVIDER_TZ, Clock, timestamp
+from django_orderpay.emulator.state.clock import PROVIDER_TZ, Clock, timestamp
 
 
 def test_now_is_real_time_in_the_provider_offset():

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from django_orderpay.emulator import IN_ANALYSIS_CARD, Emulator
-from django_orderpay.emulator.transport import mount
+from django_orderpay.emulator.serving.transport import mount
 from tests.emulator.core_support import (
     NOTIFY_URL,
     TOKEN_A,

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from django_orderpay.cardcrypto import decrypt_card, encrypt_card
 from django_orderpay.emulator import DEFAULT_TOKEN, Emulator, account_for
-from django_orderpay.emulator.clock import Clock
-from django_orderpay.emulator.transport import mount
+from django_orderpay.emulator.serving.transport import mount
+from django_orderpay.emulator.state.clock import Clock
 from tests.emulator.core_support import (
     ACCOUNT_A,
     ACCOUNT_B,

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from django_orderpay.emulator import deeplinks
-from django_orderpay.emulator.clock import PROVIDER_TZ
-from django_orderpay.emulator.errors import ProviderError, SimulationError
+from django_orderpay.emulator.resources import deeplinks
+from django_orderpay.emulator.state.clock import PROVIDER_TZ
+from django_orderpay.emulator.state.errors import ProviderError, SimulationError
 
 ORDER_ID = "ORDE_0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0"
 BASE = "http://emulator.test"

@@ -14,8 +14,8 @@ from django.test import Client, override_settings
 from django.urls import include, path, reverse
 
 from django_orderpay.emulator import DEFAULT_TOKEN, account_for
-from django_orderpay.emulator.django_view import discard_emulator, get_emulator
-from django_orderpay.emulator.wsgi import ConnectionDropped, serving
+from django_orderpay.emulator.serving.django_view import discard_emulator, get_emulator
+from django_orderpay.emulator.serving.wsgi import ConnectionDropped, serving
 from tests.emulator.core_support import ORDER_ID, charge_payload, error_of, order_payload
 
 TOKEN = "test-token-merchant-a"  # ORDERPAY["TOKEN"] in tests/settings.py

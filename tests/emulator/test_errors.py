@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from django_orderpay.emulator import errors
+from django_orderpay.emulator.state import errors
 
 
 def body(response):

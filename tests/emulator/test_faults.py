@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from django_orderpay.emulator.faults import KINDS, Faults
-from django_orderpay.emulator.http import Response
+from django_orderpay.emulator.control.faults import KINDS, Faults
+from django_orderpay.emulator.serving.http import Response
 
 
 def test_no_fault_by_default():

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 
-from django_orderpay.emulator import ids
+from django_orderpay.emulator.state import ids
 
 UUID_UPPER = r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}"
 

@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from django_orderpay.emulator.clock import Clock
-from django_orderpay.emulator.notifier import DROPPED, Notifier
+from django_orderpay.emulator.control.notifier import DROPPED, Notifier
+from django_orderpay.emulator.state.clock import Clock
 
 BODY = json.dumps({"id": "ORDE_X", "charges": [{"status": "PAID"}]}).encode()
 HEADERS = {"Content-Type": "application/json", "x-authenticity-token": "ab" * 32}
@@ -145,7 +145,7 @@ def test_connection_errors_are_retried_and_the_worker_survives(shop):
             raise ConnectionError("connection refused")
         if len(calls) == 2:
             raise RuntimeError("sender bug")
-        from django_orderpay.emulator.notifier import post_with_requests
+        from django_orderpay.emulator.control.notifier import post_with_requests
 
         return post_with_requests(url, body, headers)
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from django_orderpay.emulator.errors import ProviderError
-from django_orderpay.emulator.splits import build_split_record, validate_splits
+from django_orderpay.emulator.resources.splits import build_split_record, validate_splits
+from django_orderpay.emulator.state.errors import ProviderError
 
 MERCHANT = "ACCO_11111111-2222-3333-4444-555555555555"
 PARTNER = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"

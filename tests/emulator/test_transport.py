@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.transport import DEFAULT_BASE_URL, EmulatorAdapter, mount
+from django_orderpay.emulator.serving.transport import DEFAULT_BASE_URL, EmulatorAdapter, mount
 from tests.emulator.core_support import (
     AUTH,
     ORDER_ID,

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from django_orderpay.emulator import validation as v
-from django_orderpay.emulator.errors import ProviderError
+from django_orderpay.emulator.state import validation as v
+from django_orderpay.emulator.state.errors import ProviderError
 from django_orderpay.testing import samples
 
 CUSTOMER = samples.customer()

@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from django_orderpay.emulator import Emulator
-from django_orderpay.emulator.wsgi import (
+from django_orderpay.emulator.serving.wsgi import (
     ConnectionDropped,
     EmulatorServer,
     make_wsgi_app,

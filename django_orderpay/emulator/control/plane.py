@@ -10,14 +10,14 @@ import math
 from datetime import datetime
 from typing import Any
 
-from . import errors
-from .charges import find_charge, resolve_analysis
-from .clock import timestamp
+from ..resources.charges import find_charge, resolve_analysis
+from ..resources.render import charge_json, notify_order
+from ..serving.http import Response
+from ..state import errors
+from ..state.clock import timestamp
+from ..state.store import Call, State
+from ..state.validation import check_int, reject_unknown, require_int, require_str
 from .faults import KINDS
-from .http import Response
-from .render import charge_json, notify_order
-from .state import Call, State
-from .validation import check_int, reject_unknown, require_int, require_str
 
 RESOLUTIONS = ("PAID", "DECLINED")
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from django_orderpay.cardcrypto import authenticity_token
 
-from .clock import timestamp
+from ..state.clock import timestamp
+from ..state.store import ChargeRecord, OrderRecord, SplitRecord, State
 from .splits import COMPLETED, build_split_record
-from .state import ChargeRecord, OrderRecord, SplitRecord, State
 
 CANCELLABLE = ("AUTHORIZED", "PAID")
 

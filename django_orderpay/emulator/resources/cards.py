@@ -15,9 +15,9 @@ from typing import Any
 from django_orderpay import rules
 from django_orderpay.cardcrypto import CardDecryptionError
 
-from . import errors
-from .state import State
-from .validation import (
+from ..state import errors
+from ..state.store import State
+from ..state.validation import (
     field_path,
     reject_unknown,
     require_bool,

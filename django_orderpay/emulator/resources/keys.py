@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import errors
-from .http import Response
+from ..serving.http import Response
+from ..state import errors
+from ..state.store import Call, State
+from ..state.validation import reject_unknown, require_str
 from .render import split_json
-from .state import Call, State
-from .validation import reject_unknown, require_str
 
-SDK_SCRIPT = Path(__file__).resolve().parent / "static" / "pagseguro.js"
+SDK_SCRIPT = Path(__file__).resolve().parent.parent / "static" / "pagseguro.js"
 PUBLIC_KEY_TYPES = ("card",)
 
 

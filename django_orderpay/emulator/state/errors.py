@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .http import Response
+from ..serving.http import Response
 
 REQUIRED = "40001"
 INVALID = "40002"

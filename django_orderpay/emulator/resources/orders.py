@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import copy
 
-from . import errors, ids
-from .charges import execute
-from .deeplinks import build_deeplink, validate_deep_links
-from .http import Response
-from .payment import parse_charges
-from .render import notify_order, order_json
-from .state import Call, OrderRecord, State
-from .validation import (
+from ..serving.http import Response
+from ..state import errors, ids
+from ..state.store import Call, OrderRecord, State
+from ..state.validation import (
     reject_unknown,
     require_str,
     validate_customer,
@@ -19,6 +15,10 @@ from .validation import (
     validate_notification_urls,
     validate_shipping,
 )
+from .charges import execute
+from .deeplinks import build_deeplink, validate_deep_links
+from .payment import parse_charges
+from .render import notify_order, order_json
 
 ORDER_KEYS = frozenset(
     {"reference_id", "customer", "items", "shipping", "notification_urls", "charges", "deep_links"}

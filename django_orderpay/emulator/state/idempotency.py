@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from django_orderpay.emulator.http import Request, Response
+from django_orderpay.emulator.serving.http import Request, Response
 
 
 def canonical_body(body: bytes) -> str:

@@ -7,9 +7,9 @@ from typing import Any
 
 from django_orderpay import rules
 
-from . import errors
-from .clock import timestamp
-from .validation import (
+from ..state import errors
+from ..state.clock import timestamp
+from ..state.validation import (
     check_int,
     field_path,
     item_path,

@@ -13,6 +13,9 @@ from urllib.parse import parse_qs
 
 from django_orderpay import rules
 
+from ..serving.http import Response
+from ..state.errors import SimulationError
+from ..state.store import Call, State
 from .cards import ANTIFRAUD_DECLINED, SUCCESS, Card, Outcome, outcome_for
 from .charges import add_charge
 from .deeplinks import (
@@ -21,11 +24,8 @@ from .deeplinks import (
     parse_balance_simulation,
     parse_card_simulation,
 )
-from .errors import SimulationError
-from .http import Response
 from .orders import has_open_charge
 from .render import charge_json, notify_order
-from .state import Call, State
 
 
 def find_deeplink(state: State, deeplink_id: str) -> Deeplink:

@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from django_orderpay.conf import get_settings
 
-from .core import Emulator
+from ..core import Emulator
 from .http import Request, Response
 from .wsgi import DROP_CONNECTION, MAX_BODY_SIZE, ConnectionDropped, body_too_large
 

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import requests
 
-from . import ids
-from .clock import PROVIDER_TZ, timestamp
+from ..state import ids
+from ..state.clock import PROVIDER_TZ, timestamp
 
 Sender = Callable[[str, bytes, dict[str, str]], int]
 SEND_TIMEOUT = 5.0

@@ -14,13 +14,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import errors, ids
+from ..serving.http import Response
+from ..state import errors, ids
+from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
+from ..state.validation import reject_unknown, validate_amount
 from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
-from .http import Response
 from .payment import ChargeRequest
 from .render import charge_json, notify_order
-from .state import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
-from .validation import reject_unknown, validate_amount
 
 #: How long an authorisation may be captured (``payment_method.capture_before``).
 CAPTURE_WINDOW = timedelta(days=5)

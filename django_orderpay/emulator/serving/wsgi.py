@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 from wsgiref.util import application_uri
 
-from . import errors
+from ..state import errors
 from .http import Request, Response
 
 if TYPE_CHECKING:

@@ -11,11 +11,9 @@ from typing import Any
 
 from django_orderpay import rules
 
-from . import errors
-from .cards import Card, resolve_card
-from .splits import validate_splits
-from .state import State
-from .validation import (
+from ..state import errors
+from ..state.store import State
+from ..state.validation import (
     field_path,
     item_path,
     reject_unknown,
@@ -25,6 +23,8 @@ from .validation import (
     require_str,
     validate_amount,
 )
+from .cards import Card, resolve_card
+from .splits import validate_splits
 
 CHARGE_KEYS = frozenset(
     {"reference_id", "description", "amount", "payment_method", "recurring", "splits"}

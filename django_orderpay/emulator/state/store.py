@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..control.faults import Faults
+from ..control.notifier import Notifier
+from ..resources.deeplinks import Deeplink
+from ..serving.http import Request
 from .clock import Clock
-from .deeplinks import Deeplink
-from .faults import Faults
-from .http import Request
 from .idempotency import IdempotencyStore
-from .keys import KeyPair
-from .notifier import Notifier
+from .keypair import KeyPair
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import Any
 
 from django_orderpay import rules
 
-from . import errors, ids
-from .clock import PROVIDER_TZ
-from .errors import SimulationError
-from .validation import (
+from ..state import errors, ids
+from ..state.clock import PROVIDER_TZ
+from ..state.errors import SimulationError
+from ..state.validation import (
     field_path,
     item_path,
     reject_unknown,

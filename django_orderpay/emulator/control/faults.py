@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from . import errors
-from .http import Response
+from ..serving.http import Response
+from ..state import errors
 
 #: kind -> what it acts out.
 KINDS: dict[str, str] = {

@@ -1,0 +1,1 @@
+"""The control plane (/_emulator/): reset, faults, notifications, the clock."""

@@ -1,0 +1,1 @@
+"""The provider's resources: what each endpoint does to the emulator's state."""

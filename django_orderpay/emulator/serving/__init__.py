@@ -1,0 +1,1 @@
+"""How the emulator is served: WSGI (the CLI), a requests transport, a Django view."""
