@@ -79,8 +79,11 @@ ISSUER_DECLINED = Outcome(DECLINED, "20003", "NAO AUTORIZADA", "51")
 EXPIRED_DECLINED = Outcome(DECLINED, "20003", "NAO AUTORIZADA", "54")
 #: Refused by the provider's anti-fraud before the issuer saw it: no raw_data.
 ANTIFRAUD_DECLINED = Outcome(DECLINED, "10000", "NAO AUTORIZADO PELO PAGSEGURO")
-#: Held for risk analysis. The provider's code for this is undocumented: ours.
-HELD_FOR_ANALYSIS = Outcome(IN_ANALYSIS, "10002", "EM ANALISE")
+#: Held for risk analysis. The provider documents no code for this, and 10002
+#: is one of its *decline* codes ("negada inesperado ou fora da normativa 21"):
+#: ours is outside its table on purpose, so no shop code keys on it. Read
+#: ``status`` (IN_ANALYSIS), never this code.
+HELD_FOR_ANALYSIS = Outcome(IN_ANALYSIS, "99000", "EM ANALISE (EMULADOR)")
 
 
 @dataclass(frozen=True)
