@@ -198,14 +198,15 @@ class OrderPayClient:
 
     # --- deeplink payment simulation (sandbox and emulator only) -----------------
 
-    def _simulation(self, kind: str, deeplink_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def _simulation(self, kind: str, deeplink_id: str, payload: dict[str, Any]) -> Any:
         if not self.simulation_url:
             raise ConfigurationError("deeplink payment simulation exists only in the sandbox")
         url = f"{self.simulation_url}/pagpay/{kind}/{_id('deeplink_id', deeplink_id)}"
         return self.http.request("POST", url, payload)
 
-    def simulate_deeplink_balance(self, deeplink_id: str, status: str) -> dict[str, Any]:
-        """``POST /pagpay/balance/{id}`` ``{"status": "PAID" | "DECLINED"}``."""
+    def simulate_deeplink_balance(self, deeplink_id: str, status: str) -> Any:
+        """``POST /pagpay/balance/{id}`` ``{"status": "PAID" | "DECLINED"}``: ``"PAID"`` or
+        ``"DECLINED"`` (the bare string the sandbox answers; the charge is notified)."""
         if status not in DEEPLINK_STATUSES:
             raise ValidationError([FieldError("status", "must be PAID or DECLINED")])
         return self._simulation("balance", deeplink_id, {"status": status})
@@ -220,8 +221,9 @@ class OrderPayClient:
         path = f"/pix/pay/{_id('qr_code_id', qr_code_id)}"
         return self._post(path, {"status": "PAID", "tx_id": qr_code_id}, None)
 
-    def simulate_deeplink_credit_card(self, deeplink_id: str, card_number: str) -> dict[str, Any]:
-        """``POST /pagpay/credit-card/{id}`` ``{"card_number": ...}`` (a sandbox test card)."""
+    def simulate_deeplink_credit_card(self, deeplink_id: str, card_number: str) -> Any:
+        """``POST /pagpay/credit-card/{id}`` ``{"card_number": ...}`` (a sandbox test card):
+        ``"PAID"`` or ``"DECLINED"``."""
         if not rules.is_digits(card_number, range(13, 20)):
             raise ValidationError([FieldError("card_number", "must be 13 to 19 digits")])
         return self._simulation("credit-card", deeplink_id, {"card_number": card_number})

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, ValidationError
 from django_orderpay.models import ChangeSource, Deeplink, Order
-from django_orderpay.sync import sync_charge
 
 from ._common import check_mirror, client_or_default
+from .orders import refresh_order
 
 
 def simulate_deeplink_payment(
@@ -20,9 +20,11 @@ def simulate_deeplink_payment(
     """Pay ``order``'s deeplink as its payer would in the app (sandbox and emulator only).
 
     Give ``status`` (``"PAID"`` or ``"DECLINED"``: a balance payment) or
-    ``card_number`` (a test card). The answered charge is mirrored onto the
-    order, which is answered refreshed. Outside the sandbox and the emulator
-    the client raises ``ConfigurationError``.
+    ``card_number`` (a test card). The simulator answers only the bare status
+    (``"PAID"``, ``"DECLINED"``) and notifies the charge; the order is fetched
+    again and answered mirrored, so it is right before the notification
+    arrives. Outside the sandbox and the emulator the client raises
+    ``ConfigurationError``.
     """
     check_mirror(order, Order, "order")
     if (status is None) == (card_number is None):
@@ -34,9 +36,7 @@ def simulate_deeplink_payment(
         )
     api = client_or_default(client)
     if status is not None:
-        answer = api.simulate_deeplink_balance(deeplink.deeplink_id, status)
+        api.simulate_deeplink_balance(deeplink.deeplink_id, status)
     else:
-        answer = api.simulate_deeplink_credit_card(deeplink.deeplink_id, card_number or "")
-    sync_charge(answer, source=ChangeSource.API, order=order)
-    order.refresh_from_db()
-    return order
+        api.simulate_deeplink_credit_card(deeplink.deeplink_id, card_number or "")
+    return refresh_order(order, source=ChangeSource.API, client=api)

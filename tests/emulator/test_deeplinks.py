@@ -59,7 +59,8 @@ def test_deep_links_shape(deep_links, expected):
 
 def test_build_and_response():
     link = make(redirect_url="myshop://orders/ex-00002")
-    assert re.fullmatch(r"DEEP_[0-9A-F-]{36}", link.id)
+    # A plain lower-case UUID, as the real r= parameter.
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", link.id)
     assert link.url == f"{BASE}/pagpay/download?f=order&r={link.id}"
     assert link.order_id == ORDER_ID
     assert link.paid is False

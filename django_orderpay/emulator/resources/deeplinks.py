@@ -7,13 +7,14 @@ accepts amounts from R$1.00 to R$1,500.00.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
 from django_orderpay import rules
 
-from ..state import errors, ids
+from ..state import errors
 from ..state.clock import PROVIDER_TZ
 from ..state.errors import SimulationError
 from ..state.validation import (
@@ -28,7 +29,6 @@ from ..state.validation import (
 DEEPLINK_KEYS = frozenset({"amount", "redirect_url"})
 #: Our prefix for deeplink ids: the provider's is undocumented (the id only
 #: appears as ``r=`` in the URL and in the simulator's path).
-DEEPLINK_PREFIX = "DEEP_"
 SIMULATED_STATUSES = ("PAID", "DECLINED")
 
 
@@ -78,7 +78,8 @@ def build_deeplink(
     request_entry: dict[str, Any], *, order_id: str, created_at: datetime, base_url: str
 ) -> Deeplink:
     """A new deeplink from a validated ``deep_links[0]`` request entry."""
-    deeplink_id = ids.new_id(DEEPLINK_PREFIX)
+    # A plain lower-case UUID, as the real deeplink's r= parameter.
+    deeplink_id = str(uuid.uuid4())
     return Deeplink(
         id=deeplink_id,
         order_id=order_id,

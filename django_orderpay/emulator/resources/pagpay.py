@@ -3,7 +3,9 @@
 These routes stand in for the payer's mobile app, not for the merchant, so
 they take no bearer token (the deeplink id in the path is the capability, as
 the ``r=`` parameter of the deeplink URL is). Errors come in the simulator's
-own shape, ``{"errors": [{"code", "message"}]}``.
+own shape, ``{"errors": [{"code", "message"}]}``. A payment answers as the
+sandbox does: the bare JSON string ``"PAID"`` or ``"DECLINED"``; the charge
+itself reaches the merchant by notification (or by fetching the order).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from .deeplinks import (
     parse_card_simulation,
 )
 from .orders import has_open_charge
-from .render import charge_json, notify_order
+from .render import notify_order
 
 
 def find_deeplink(state: State, deeplink_id: str) -> Deeplink:
@@ -62,11 +64,11 @@ def _pay(
     if record.status == "PAID":
         deeplink.paid = True
     notify_order(state, order, call.base_url)
-    return Response.json(201, charge_json(record, call.base_url))
+    return Response.json(200, record.status)
 
 
 def pay_with_balance(state: State, call: Call) -> Response:
-    """``POST /pagpay/balance/{id}`` ``{"status": "PAID"|"DECLINED"}``: 201, the new Charge.
+    """``POST /pagpay/balance/{id}`` ``{"status": "PAID"|"DECLINED"}``: 200, the charge's status.
 
     The charge's ``payment_method.type`` is ``ACCOUNT_BALANCE`` (our name: the
     provider's is undocumented); a DECLINED balance payment answers 10000.
@@ -83,7 +85,7 @@ def pay_with_balance(state: State, call: Call) -> Response:
 
 
 def pay_with_card(state: State, call: Call) -> Response:
-    """``POST /pagpay/credit-card/{id}`` ``{"card_number": "..."}``: 201, the new Charge.
+    """``POST /pagpay/credit-card/{id}`` ``{"card_number": "..."}``: 200, the charge's status.
 
     The card's outcome follows the emulator's card table (the IN_ANALYSIS card
     included); the app knows the expiry, so no expiry is checked here.
