@@ -244,7 +244,7 @@ def test_same_key_other_body_is_an_idempotency_conflict(client):
     with pytest.raises(IdempotencyConflict) as caught:
         client.create_order(order(raw(), amount=900), idempotency_key="k-2")
     assert caught.value.status == 409
-    assert caught.value.codes == ["40005"]
+    assert caught.value.codes == ["IDEMPOTENCY_CONFLICT"]
     assert "k-2" in str(caught.value)
 
 

@@ -106,7 +106,7 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_an_unknown_outcome_not_a_cha
     # The 409 says the provider holds the first call's key: the outcome is
     # still unknown, so the key stays and nothing new is sent.
     assert caught.value.status == 409
-    assert caught.value.codes == ["40005"]
+    assert caught.value.codes == ["IDEMPOTENCY_CONFLICT"]
     assert caught.value.operation.pk == first.value.operation.pk
     assert caught.value.idempotency_key == first.value.idempotency_key
     with pytest.raises(OutcomeUnknown):

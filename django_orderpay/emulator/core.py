@@ -30,6 +30,7 @@ from .state.errors import ProviderError, SimulationError
 from .state.idempotency import fingerprint
 from .state.jsonbody import parse_json
 from .state.keypair import KeyPair
+from .state.options import Options
 from .state.store import Call, State
 
 DEFAULT_TOKEN = "emulator-token"
@@ -94,6 +95,8 @@ ROUTES: tuple[Route, ...] = (
     Route("DELETE", "/_emulator/faults", plane.clear_faults, CONTROL),
     Route("GET", "/_emulator/orders", plane.list_orders, CONTROL),
     Route("GET", "/_emulator/accounts", plane.list_accounts, CONTROL),
+    Route("GET", "/_emulator/options", plane.get_options, CONTROL),
+    Route("POST", "/_emulator/options", plane.set_options, CONTROL),
 )
 _COMPILED = tuple((route, route.pattern) for route in ROUTES)
 
@@ -139,7 +142,8 @@ class Emulator:
     derived from them (``account_for``); None means ``[DEFAULT_TOKEN]``.
     ``notification_sender(url, body, headers) -> status`` replaces the
     default ``requests`` POST; ``notify_in_background=False`` sends only on
-    ``notifier.flush()``, in the caller's thread.
+    ``notifier.flush()``, in the caller's thread. ``options`` picks the
+    behaviours the real API does not settle (:class:`~.state.options.Options`).
     """
 
     def __init__(
@@ -150,6 +154,7 @@ class Emulator:
         notification_sender: Sender | None = None,
         clock: Clock | None = None,
         notify_in_background: bool = True,
+        options: Options | None = None,
     ) -> None:
         self.accounts = _accounts(tokens)
         self.clock = clock or Clock()
@@ -160,8 +165,14 @@ class Emulator:
             background=notify_in_background,
         )
         keys = KeyPair.generate(created_at=int(self.clock.now().timestamp() * 1000))
+        options = options or Options()
         self._state = State(
-            clock=self.clock, keys=keys, notifier=self.notifier, accounts=self.accounts
+            clock=self.clock,
+            keys=keys,
+            notifier=self.notifier,
+            accounts=self.accounts,
+            options=options,
+            initial_options=options,
         )
         self.faults = self._state.faults
         # One lock around all state: calls are served one at a time, which is
@@ -243,7 +254,8 @@ class Emulator:
             stored = self._state.idempotency.lookup(account or "", key)
             if stored is not None:
                 if stored.fingerprint != fingerprint(request):
-                    return errors.idempotency_conflict().to_response()
+                    shape = self._state.options.idempotency_conflict
+                    return errors.idempotency_conflict(shape).to_response()
                 return stored.response()
         response = self._call(route, request, params, account)
         if key and response.status < 500:

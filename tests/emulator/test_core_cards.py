@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import datetime, timedelta
 
 import pytest
 from cryptography.hazmat.primitives import hashes
@@ -75,7 +76,13 @@ def test_declined_sandbox_cards_are_declined_by_the_issuer(api, number, brand):
     assert charge["amount"]["summary"] == {"total": 500, "paid": 0, "refunded": 0}
     response = charge["payment_response"]
     assert (response["code"], response["message"]) == ("20003", "NAO AUTORIZADA")
-    assert response["raw_data"] == {"reason_code": "51"}
+    # As PagBank shows an issuer's decline: the NSU, the reason, the brand's advice.
+    assert response["raw_data"] == {
+        "authorization_code": None,
+        "nsu": response["reference"],
+        "reason_code": "51",
+        "merchant_advice_code": "02",
+    }
     assert response["reference"].isdigit()
     assert [link["rel"] for link in charge["links"]] == ["SELF"]
     assert charge["payment_method"]["card"]["brand"] == brand
@@ -151,10 +158,30 @@ def test_expired_card_is_declined_with_reason_54(api):
     charge = pay(api, raw_card(exp_month="01", exp_year="2020"))
 
     assert charge["status"] == "DECLINED"
-    assert charge["payment_response"]["raw_data"] == {"reason_code": "54"}
+    raw_data = charge["payment_response"]["raw_data"]
+    assert (raw_data["reason_code"], raw_data["merchant_advice_code"]) == ("54", "01")
 
 
-def test_capture_false_is_authorized_with_capture_before_five_days_later(api):
+@pytest.mark.parametrize(
+    ("number", "days"),
+    [
+        ("4111111111111111", 29),  # Visa
+        ("5240082975622454", 29),  # Mastercard
+        ("4514161122113757", 29),  # Elo
+        ("345817690311361", 6),  # Amex
+        ("6062828598919021", 6),  # Hipercard
+    ],
+)
+def test_an_authorisation_may_be_captured_for_its_brands_window(api, number, days):
+    cvv = "1234" if number.startswith("3") else "123"
+    charge = pay(api, raw_card(number, security_code=cvv), capture=False)
+
+    created = datetime.fromisoformat(charge["created_at"])
+    deadline = datetime.fromisoformat(charge["payment_method"]["capture_before"])
+    assert abs(deadline - created - timedelta(days=days)) < timedelta(seconds=2)
+
+
+def test_capture_false_is_authorized_with_capture_before_later(api):
     charge = pay(api, raw_card(), capture=False)
 
     assert charge["status"] == "AUTHORIZED"

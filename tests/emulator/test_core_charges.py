@@ -131,7 +131,7 @@ def test_capture_twice_is_40006(api):
 
 def test_capture_after_capture_before_is_40006(api):
     charge = create_charge(api, capture=False)
-    api.post("/_emulator/clock", {"advance_seconds": 5 * 86400 + 60})
+    api.post("/_emulator/clock", {"advance_seconds": 29 * 86400 + 60})
 
     response = api.post(f"/charges/{charge['id']}/capture", amount(500))
 

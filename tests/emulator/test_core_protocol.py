@@ -244,7 +244,29 @@ def test_same_idempotency_key_and_body_answers_the_first_response_and_does_nothi
     assert order_count(api) == 1
 
 
-def test_same_idempotency_key_with_another_body_is_409_40005(api):
+@pytest.mark.parametrize(
+    ("shape", "entry"),
+    [
+        (
+            None,  # the default: as production answered in 2026
+            {
+                "code": "IDEMPOTENCY_CONFLICT",
+                "description": "request body must be the same as the original request",
+            },
+        ),
+        ("docs", {"code": "40005", "description": "idempotency_key_in_use"}),
+        (
+            "production",
+            {
+                "code": "IDEMPOTENCY_CONFLICT",
+                "description": "request body must be the same as the original request",
+            },
+        ),
+    ],
+)
+def test_same_idempotency_key_with_another_body_is_a_409_in_the_shape_chosen(api, shape, entry):
+    if shape is not None:
+        api.post("/_emulator/options", {"idempotency_conflict": shape})
     headers = {"x-idempotency-key": "order-ex-00001"}
     api.post("/orders", order_payload(), headers=headers)
 
@@ -252,10 +274,27 @@ def test_same_idempotency_key_with_another_body_is_409_40005(api):
     other_path = api.post("/public-keys", {"type": "card"}, headers=headers)
 
     assert response.status_code == other_path.status_code == 409
-    assert response.json() == {
-        "error_messages": [{"code": "40005", "description": "idempotency_key_in_use"}]
-    }
+    assert response.json() == {"error_messages": [entry]}
     assert order_count(api) == 1
+
+
+def test_options_are_read_changed_refused_by_name_and_reset(api):
+    assert api.get("/_emulator/options").json()["options"] == {
+        "idempotency_conflict": "production",
+        "partial_refund_status": "PAID",
+        "installments_18x": False,
+    }
+    changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
+    assert changed.json()["options"]["partial_refund_status"] == "CANCELED"
+
+    unknown = api.post("/_emulator/options", {"partial_refunds": "CANCELED"})
+    wrong = api.post("/_emulator/options", {"partial_refund_status": "REFUNDED"})
+    assert unknown.status_code == wrong.status_code == 400
+    assert "unknown option 'partial_refunds'" in unknown.text
+    assert "partial_refund_status must be one of PAID, CANCELED" in wrong.text
+
+    api.post("/_emulator/reset")
+    assert api.get("/_emulator/options").json()["options"]["partial_refund_status"] == "PAID"
 
 
 def test_idempotency_keys_belong_to_one_merchant(api):

@@ -54,12 +54,15 @@ def test_unauthorized_has_the_providers_wording():
     }
 
 
-def test_idempotency_conflict_is_409_40005():
-    response = errors.idempotency_conflict().to_response()
+def test_idempotency_conflict_is_409_in_either_shape():
+    response = errors.idempotency_conflict("docs").to_response()
     assert response.status == 409
     assert body(response) == {
         "error_messages": [{"code": "40005", "description": "idempotency_key_in_use"}]
     }
+    production = errors.idempotency_conflict().to_response()
+    assert production.status == 409
+    assert body(production)["error_messages"][0]["code"] == "IDEMPOTENCY_CONFLICT"
 
 
 def test_rate_limited_is_429_with_retry_after():

@@ -105,7 +105,7 @@ def test_headers_reach_the_core_idempotency_key_included(server):
 
     assert again.json()["id"] == first.json()["id"]
     assert other.status_code == 409
-    assert error_of(other)["code"] == "40005"
+    assert error_of(other)["code"] == "IDEMPOTENCY_CONFLICT"
 
 
 def test_a_request_without_content_type_is_refused_naming_the_body(server):

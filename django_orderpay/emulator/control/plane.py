@@ -56,9 +56,24 @@ def reset_world(state: State) -> None:
     """Forget every order, charge, card, split, deeplink, idempotent answer, delivery and
     fault, and put the clock back to real time. Tokens, accounts and the key pair stay."""
     state.clear()
+    state.options = state.initial_options
     state.notifier.reset()
     state.faults.reset()
     state.clock.reset()
+
+
+def get_options(state: State, call: Call) -> Response:
+    """``GET /_emulator/options``: the behaviours chosen where the real API is unsettled."""
+    return Response.json(200, {"options": state.options.as_json()})
+
+
+def set_options(state: State, call: Call) -> Response:
+    """``POST /_emulator/options`` ``{"partial_refund_status": "CANCELED", ...}``: 200, all."""
+    try:
+        state.options = state.options.changed(call.payload)
+    except (TypeError, ValueError) as exc:
+        raise errors.invalid("options", str(exc)) from None
+    return Response.json(200, {"options": state.options.as_json()})
 
 
 def reset(state: State, call: Call) -> Response:

@@ -22,8 +22,19 @@ from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
 from .payment import ChargeRequest
 from .render import charge_json, notify_order
 
-#: How long an authorisation may be captured (``payment_method.capture_before``).
-CAPTURE_WINDOW = timedelta(days=5)
+#: How long an authorisation may be captured (``payment_method.capture_before``):
+#: "de 6 até 29 dias", 29 for Visa, Mastercard and Elo, 6 for Amex and Hipercard.
+CAPTURE_WINDOW = timedelta(days=29)
+SHORT_CAPTURE_WINDOW = timedelta(days=6)
+SHORT_CAPTURE_BRANDS = frozenset({"amex", "hipercard"})
+#: The Mastercard "merchant advice code" an issuer's decline reason comes with:
+#: 01 new account information (an expired card), 02 try again later (funds).
+MERCHANT_ADVICE = {"54": "01", "51": "02"}
+
+
+def capture_window(brand: str | None) -> timedelta:
+    """How long an authorisation by a card of ``brand`` may wait for its capture."""
+    return SHORT_CAPTURE_WINDOW if brand in SHORT_CAPTURE_BRANDS else CAPTURE_WINDOW
 
 
 def payment_response(outcome: Outcome, *, brand_reference_id: str | None = None) -> dict[str, Any]:
@@ -39,7 +50,14 @@ def payment_response(outcome: Outcome, *, brand_reference_id: str | None = None)
             "reason_code": outcome.reason_code,
         }
     elif outcome.reason_code is not None:
-        answer["raw_data"] = {"reason_code": outcome.reason_code}
+        # An issuer's decline, as PagBank shows one: no authorisation, but the
+        # NSU, the issuer's reason and the brand's advice to the merchant.
+        answer["raw_data"] = {
+            "authorization_code": None,
+            "nsu": nsu,
+            "reason_code": outcome.reason_code,
+            "merchant_advice_code": MERCHANT_ADVICE.get(outcome.reason_code, "03"),
+        }
     return answer
 
 
@@ -53,7 +71,8 @@ def apply_outcome(charge: ChargeRecord, outcome: Outcome, now: datetime) -> None
         if charge.capture:
             charge.status, charge.paid_at, charge.paid = "PAID", now, charge.amount
         else:
-            charge.status, charge.capture_before = "AUTHORIZED", now + CAPTURE_WINDOW
+            charge.status = "AUTHORIZED"
+            charge.capture_before = now + capture_window(charge.brand)
     else:
         charge.payment_response = payment_response(outcome)
         charge.status = outcome.result  # DECLINED or IN_ANALYSIS
@@ -166,22 +185,28 @@ def capture(charge: ChargeRecord, amount: int | None, now: datetime) -> None:
     charge.status, charge.paid_at, charge.paid = "PAID", now, value
 
 
-def cancel(charge: ChargeRecord, amount: int | None) -> None:
-    """Void an AUTHORIZED charge, or refund a PAID one in full or in part."""
+def cancel(charge: ChargeRecord, amount: int | None, *, partial_status: str = "PAID") -> None:
+    """Void an AUTHORIZED charge, or refund a PAID one in full or in part.
+
+    ``partial_status`` is what a partial refund leaves the charge in: PAID
+    (the spec's reading) or CANCELED (what the official plugin expects);
+    either way the rest can still be refunded, and a refund reaching the paid
+    amount makes it CANCELED.
+    """
     if charge.status == "AUTHORIZED":
         if amount is not None and amount > charge.amount:
             raise errors.unable_refund("amount exceeds the authorized amount")
         charge.status = "CANCELED"
         return
-    if charge.status != "PAID":
+    partly_refunded = charge.status == "CANCELED" and 0 < charge.refunded < charge.paid
+    if charge.status != "PAID" and not partly_refunded:
         raise errors.unable_refund(f"charge is {charge.status}")
     refundable = charge.paid - charge.refunded
     value = refundable if amount is None else amount
     if value > refundable:
         raise errors.unable_refund("amount exceeds the refundable amount")
     charge.refunded += value
-    if charge.refunded == charge.paid:
-        charge.status = "CANCELED"
+    charge.status = "CANCELED" if charge.refunded == charge.paid else partial_status
 
 
 def resolve_analysis(charge: ChargeRecord, status: str, now: datetime) -> None:
@@ -213,5 +238,9 @@ def capture_charge(state: State, call: Call) -> Response:
 def cancel_charge(state: State, call: Call) -> Response:
     """``POST /charges/{id}/cancel`` body ``{"amount": {"value": N}}``: 201, the Charge."""
     charge = find_charge(state, call.params[0], call.merchant)
-    cancel(charge, _requested_amount(call.payload))
+    cancel(
+        charge,
+        _requested_amount(call.payload),
+        partial_status=state.options.partial_refund_status,
+    )
     return _changed(state, call, charge)

@@ -92,9 +92,18 @@ def rate_limited(retry_after: int = 1) -> ProviderError:
     return _error(429, RATE_LIMIT, "rate_limit", headers=[("Retry-After", str(retry_after))])
 
 
-def idempotency_conflict() -> ProviderError:
-    """40005/409: the idempotency key was used with a different body."""
-    return _error(409, IDEMPOTENCY_KEY_IN_USE, "idempotency_key_in_use")
+def idempotency_conflict(shape: str = "production") -> ProviderError:
+    """409: the idempotency key was used with a different body.
+
+    ``production`` answers as PagBank was seen answering in 2026
+    (``IDEMPOTENCY_CONFLICT``, "request body must be the same as the original
+    request"); ``docs`` as its error table says (``40005 idempotency_key_in_use``).
+    """
+    if shape == "docs":
+        return _error(409, IDEMPOTENCY_KEY_IN_USE, "idempotency_key_in_use")
+    return _error(
+        409, "IDEMPOTENCY_CONFLICT", "request body must be the same as the original request"
+    )
 
 
 def unable_capture(reason: str | None = None) -> ProviderError:

@@ -19,6 +19,7 @@ from ..serving.http import Request
 from .clock import Clock
 from .idempotency import IdempotencyStore
 from .keypair import KeyPair
+from .options import Options
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,9 @@ class State:
     keys: KeyPair
     notifier: Notifier
     accounts: dict[str, str]
+    options: Options = field(default_factory=Options)
+    #: What a reset puts back: the options the emulator was built with.
+    initial_options: Options = field(default_factory=Options)
     faults: Faults = field(default_factory=Faults)
     orders: dict[str, OrderRecord] = field(default_factory=dict)
     charges: dict[str, ChargeRecord] = field(default_factory=dict)

@@ -1,0 +1,56 @@
+"""Where the real API's behaviour is not settled, the emulator lets a test pick it.
+
+Each option is a behaviour real sources disagree on (see ``docs/emulator.md``,
+"Where the emulator chose a side"); the default is the one the emulator
+answers unless told otherwise. Set them when building the emulator
+(``Emulator(options=Options(...))``) or, while it runs, through the control
+plane (``POST /_emulator/options``); a reset puts back the ones it was built
+with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+#: A reused key with another body: production's 409 body (2026, seen by the
+#: official WooCommerce plugin) or the docs' 40005 ``idempotency_key_in_use``.
+CONFLICT_SHAPES = ("production", "docs")
+#: The charge's status after a partial refund: undocumented.
+PARTIAL_REFUND_STATUSES = ("PAID", "CANCELED")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The emulator's choices where the real API is not settled."""
+
+    idempotency_conflict: str = "production"
+    partial_refund_status: str = "PAID"
+    #: 18 installments "mediante aprovação": off, as on a new account.
+    installments_18x: bool = False
+
+    def __post_init__(self) -> None:
+        if self.idempotency_conflict not in CONFLICT_SHAPES:
+            raise ValueError(f"idempotency_conflict must be one of {', '.join(CONFLICT_SHAPES)}")
+        if self.partial_refund_status not in PARTIAL_REFUND_STATUSES:
+            raise ValueError(
+                f"partial_refund_status must be one of {', '.join(PARTIAL_REFUND_STATUSES)}"
+            )
+        if not isinstance(self.installments_18x, bool):
+            raise ValueError("installments_18x must be true or false")
+
+    @property
+    def max_installments(self) -> int:
+        return 18 if self.installments_18x else 12
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def changed(self, values: dict[str, Any]) -> Options:
+        """A copy with ``values`` applied (``ValueError`` naming an unknown or wrong one)."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        return dataclasses.replace(self, **values)
