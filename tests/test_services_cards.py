@@ -74,9 +74,10 @@ def test_an_amount_and_installments_may_be_given(orderpay_emulator, buyer):
     token = _stored_card(buyer)
     order = create_order(order_payload("partial"), user=buyer)
 
-    row = pay_with_card_token(order, token, user=buyer, amount=250, installments=3).charges.get()
+    # Each installment at least R$ 5,00, as PagBank requires.
+    row = pay_with_card_token(order, token, user=buyer, amount=1500, installments=3).charges.get()
 
-    assert (row.amount_value, row.installments) == (250, 3)
+    assert (row.amount_value, row.installments) == (1500, 3)
 
 
 def test_a_stored_card_payment_repeated_with_its_key_is_paid_once(orderpay_emulator, buyer):

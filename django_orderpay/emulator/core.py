@@ -75,6 +75,7 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
     Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
     Route("GET", "/splits/{id}", keys.get_split),
+    Route("POST", "/splits/{id}/custody/release", keys.release_custody),
     Route("POST", "/public-keys", keys.create_public_key),
     Route("GET", "/public-keys/card", keys.get_public_key),
     Route("GET", "/sdk/pagseguro.js", keys.sdk_script, OPEN),

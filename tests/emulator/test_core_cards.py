@@ -374,7 +374,7 @@ def test_soft_descriptor_is_echoed(api):
 
 
 def test_installments_are_echoed(api):
-    charge = pay(api, raw_card(), installments=3)
+    charge = pay(api, raw_card(), installments=3, amount={"value": 1500, "currency": "BRL"})
 
     assert charge["payment_method"]["installments"] == 3
 

@@ -6,6 +6,7 @@ import pytest
 
 from django_orderpay.emulator import IN_ANALYSIS_CARD
 from tests.emulator.core_support import (
+    NOTIFY_URL,
     TIMESTAMP,
     TOKEN_B,
     charge_payload,
@@ -36,7 +37,8 @@ def test_get_charge_answers_the_charge_as_in_its_order(api):
     response = api.get(f"/charges/{charge['id']}")
 
     assert response.status_code == 200
-    assert response.json() == charge
+    # As PagBank's: a charge fetched alone also names its order's notification URLs.
+    assert response.json() == {**charge, "notification_urls": [NOTIFY_URL]}
 
 
 def test_charges_are_private_to_their_merchant(api):

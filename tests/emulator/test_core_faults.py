@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.emulator.core_support import charge_payload, error_of, order_payload, refusal
+from tests.emulator.core_support import charge_payload, documented, error_of, order_payload, refusal
 
 
 def order_count(api):
@@ -46,7 +46,7 @@ def test_http_403_json_is_the_providers_forbidden_answer_and_does_nothing(api):
 
     assert response.status_code == 403
     assert response.headers["Content-Type"] == "application/json"
-    assert response.json() == {
+    assert documented(response.json()) == {
         "error_messages": [{"code": "FORBIDDEN", "description": "Access denied to this resource"}]
     }
     assert order_count(api) == 0

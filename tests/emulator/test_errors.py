@@ -5,11 +5,12 @@ import json
 import pytest
 
 from django_orderpay.emulator.state import errors
+from tests.emulator.core_support import documented
 
 
 def body(response):
     assert response.header("Content-Type") == "application/json"
-    return json.loads(response.body)
+    return documented(json.loads(response.body))
 
 
 @pytest.mark.parametrize(
@@ -32,13 +33,30 @@ def test_field_errors_name_the_parameter(make, status, code, description):
     assert error.parameter_name == message["parameter_name"]
 
 
-def test_invalid_matches_the_sample_byte_for_byte():
+def test_invalid_matches_the_sample_with_the_fields_real_answers_add():
     response = errors.invalid("deep_links[0].redirect_url").to_response()
     assert response.status == 400
+    # The sample's entry, and the message and error real answers carry beside it
+    # (e.g. {"code":"40002","message":"...","description":"invalid_parameter",...}).
     assert response.body == (
-        b'{"error_messages":[{"code":"40002","description":"invalid_parameter",'
-        b'"parameter_name":"deep_links[0].redirect_url"}]}'
+        b'{"error_messages":[{"code":"40002","message":"Invalid parameter",'
+        b'"description":"invalid_parameter","parameter_name":"deep_links[0].redirect_url",'
+        b'"error":"invalid_parameter"}]}'
     )
+
+
+def test_every_entry_carries_message_and_error():
+    for error in (
+        errors.required("x"),
+        errors.unable_refund("amount exceeds the refundable amount"),
+        errors.unauthorized(),
+        errors.rate_limited(),
+    ):
+        [entry] = json.loads(error.to_response().body)["error_messages"]
+        assert entry["message"] and entry["error"]
+    [entry] = json.loads(errors.unauthorized().to_response().body)["error_messages"]
+    assert entry["message"] == "Invalid credential. Review AUTHORIZATION header"
+    assert entry["error"] == "unauthorized"
 
 
 def test_unauthorized_has_the_providers_wording():

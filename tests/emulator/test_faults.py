@@ -8,6 +8,7 @@ import pytest
 
 from django_orderpay.emulator.control.faults import KINDS, Faults
 from django_orderpay.emulator.serving.http import Response
+from tests.emulator.core_support import documented
 
 
 def test_no_fault_by_default():
@@ -116,7 +117,7 @@ def test_http_403_json_is_the_providers_error_body():
     response = fault_response("http_403_json")
     assert response.status == 403
     assert response.header("Content-Type") == "application/json"
-    assert json.loads(response.body) == {
+    assert documented(json.loads(response.body)) == {
         "error_messages": [{"code": "FORBIDDEN", "description": "Access denied to this resource"}]
     }
 
@@ -124,6 +125,6 @@ def test_http_403_json_is_the_providers_error_body():
 def test_rate_limit_is_429_with_40004():
     response = fault_response("rate_limit")
     assert response.status == 429
-    assert json.loads(response.body) == {
+    assert documented(json.loads(response.body)) == {
         "error_messages": [{"code": "40004", "description": "rate_limit"}]
     }

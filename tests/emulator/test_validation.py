@@ -97,7 +97,7 @@ def test_customer_of_the_wrong_type(value):
         ("0.quantity", True, "40002", "items[0].quantity"),
         ("0.unit_amount", 1_000_000_000, "40002", "items[0].unit_amount"),
         ("0.unit_amount", -5, "40002", "items[0].unit_amount"),
-        ("0.reference_id", "r" * 65, "40002", "items[0].reference_id"),
+        ("0.reference_id", "r" * 256, "40002", "items[0].reference_id"),
         ("0.price", 5, "40003", "items[0].price"),
     ],
 )
@@ -189,9 +189,14 @@ def test_notification_urls():
         "40002",
         "notification_urls",
     )
-    assert error_of(v.validate_notification_urls, ["https://a.example/", "ftp://b"]) == (
+    assert error_of(v.validate_notification_urls, ["ftp://b"]) == (
         "40002",
-        "notification_urls[1]",
+        "notification_urls[0]",
+    )
+    # One URL at most ("Este campo aceita apenas uma URL").
+    assert error_of(v.validate_notification_urls, ["https://a.example/", "https://b.example/"]) == (
+        "40002",
+        "notification_urls",
     )
     assert error_of(v.validate_notification_urls, [{"url": "https://a.example/"}]) == (
         "40002",

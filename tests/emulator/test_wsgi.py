@@ -24,6 +24,7 @@ from tests.emulator.core_support import (
     ORDER_ID,
     TOKEN_A,
     charge_payload,
+    documented,
     error_of,
     inject_fault,
     listed_order_ids,
@@ -191,7 +192,7 @@ def test_malformed_chunks_are_400_naming_transfer_encoding(server, chunks):
 
     status_line, _, rest = answer.partition(b"\r\n")
     assert status_line.endswith(b"400 Bad Request")
-    assert json.loads(rest.split(b"\r\n\r\n", 1)[1]) == {
+    assert documented(json.loads(rest.split(b"\r\n\r\n", 1)[1])) == {
         "error_messages": [
             {
                 "code": "40002",

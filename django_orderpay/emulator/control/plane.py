@@ -114,8 +114,9 @@ def resolve_charge(state: State, call: Call) -> Response:
     status = require_str(call.payload, "status", "", choices=RESOLUTIONS)
     charge = find_charge(state, call.params[0], None)
     resolve_analysis(charge, status or "", call.now)
-    notify_order(state, state.orders[charge.order_id], call.base_url)
-    return Response.json(200, charge_json(charge, call.base_url))
+    order = state.orders[charge.order_id]
+    notify_order(state, order, call.base_url)
+    return Response.json(200, charge_json(charge, call.base_url, order=order))
 
 
 def clock_state(state: State) -> dict[str, str]:

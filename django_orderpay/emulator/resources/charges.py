@@ -21,6 +21,7 @@ from ..state.validation import reject_unknown, validate_amount
 from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
 from .payment import ChargeRequest
 from .render import charge_json, notify_order
+from .splits import validate_refund_splits
 
 #: How long an authorisation may be captured (``payment_method.capture_before``):
 #: "de 6 até 29 dias", 29 for Visa, Mastercard and Elo, 6 for Amex and Hipercard.
@@ -136,6 +137,8 @@ def execute(
         "card": card.to_response(token_id=token_id, store=request.store),
         "soft_descriptor": request.soft_descriptor,
     }
+    if request.holder is not None:
+        payment_method["holder"] = dict(request.holder)
     charge = add_charge(
         state,
         order,
@@ -150,11 +153,17 @@ def execute(
         description=request.description,
         recurring=request.recurring,
     )
+    charge.metadata = request.metadata
     if request.splits is not None:
         split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
         state.splits[split.id] = split
         charge.split_id = split.id
     return charge
+
+
+#: A capture's body; a cancel's may also say how a split charge's refund is shared.
+AMOUNT_ONLY = frozenset({"amount"})
+CANCEL_KEYS = frozenset({"amount", "splits"})
 
 
 def find_charge(state: State, charge_id: str, account: str | None) -> ChargeRecord:
@@ -165,9 +174,9 @@ def find_charge(state: State, charge_id: str, account: str | None) -> ChargeReco
     return charge
 
 
-def _requested_amount(payload: dict[str, Any]) -> int | None:
+def _requested_amount(payload: dict[str, Any], keys: frozenset[str] = AMOUNT_ONLY) -> int | None:
     """``{"amount": {"value": N}}`` of a capture or cancel; None (the whole amount) if absent."""
-    reject_unknown(payload, {"amount"}, "")
+    reject_unknown(payload, keys, "")
     if payload.get("amount") is None:
         return None
     return validate_amount(payload["amount"], "amount")
@@ -217,15 +226,16 @@ def resolve_analysis(charge: ChargeRecord, status: str, now: datetime) -> None:
 
 
 def _changed(state: State, call: Call, charge: ChargeRecord) -> Response:
-    notify_order(state, state.orders[charge.order_id], call.base_url)
-    return Response.json(201, charge_json(charge, call.base_url))
+    order = state.orders[charge.order_id]
+    notify_order(state, order, call.base_url)
+    return Response.json(201, charge_json(charge, call.base_url, order=order))
 
 
 def get_charge(state: State, call: Call) -> Response:
-    """``GET /charges/{id}``."""
-    return Response.json(
-        200, charge_json(find_charge(state, call.params[0], call.merchant), call.base_url)
-    )
+    """``GET /charges/{id}``: the Charge with its order's ``notification_urls`` (as PagBank's)."""
+    charge = find_charge(state, call.params[0], call.merchant)
+    order = state.orders[charge.order_id]
+    return Response.json(200, charge_json(charge, call.base_url, order=order))
 
 
 def capture_charge(state: State, call: Call) -> Response:
@@ -238,9 +248,12 @@ def capture_charge(state: State, call: Call) -> Response:
 def cancel_charge(state: State, call: Call) -> Response:
     """``POST /charges/{id}/cancel`` body ``{"amount": {"value": N}}``: 201, the Charge."""
     charge = find_charge(state, call.params[0], call.merchant)
-    cancel(
-        charge,
-        _requested_amount(call.payload),
-        partial_status=state.options.partial_refund_status,
-    )
+    requested = _requested_amount(call.payload, CANCEL_KEYS)
+    if call.payload.get("splits") is not None:
+        split = state.splits.get(charge.split_id or "")
+        if split is None:
+            raise errors.invalid("splits", "charge_has_no_split")
+        refund = requested if requested is not None else charge.paid - charge.refunded
+        validate_refund_splits(call.payload["splits"], split.splits, refund)
+    cancel(charge, requested, partial_status=state.options.partial_refund_status)
     return _changed(state, call, charge)

@@ -12,6 +12,7 @@ from ..state.validation import (
     require_str,
     validate_customer,
     validate_items,
+    validate_metadata,
     validate_notification_urls,
     validate_shipping,
 )
@@ -21,7 +22,16 @@ from .payment import parse_charges
 from .render import notify_order, order_json
 
 ORDER_KEYS = frozenset(
-    {"reference_id", "customer", "items", "shipping", "notification_urls", "charges", "deep_links"}
+    {
+        "reference_id",
+        "customer",
+        "items",
+        "shipping",
+        "notification_urls",
+        "charges",
+        "deep_links",
+        "metadata",
+    }
 )
 #: A charge in one of these states holds (or may still take) the buyer's money:
 #: an order that has one cannot be paid again (our rule against double charging).
@@ -51,6 +61,7 @@ def create_order(state: State, call: Call) -> Response:
     if body.get("shipping") is not None:
         validate_shipping(body["shipping"])
     validate_notification_urls(body.get("notification_urls"))
+    metadata = validate_metadata(body.get("metadata"))
     if body.get("charges") is not None and body.get("deep_links") is not None:
         raise errors.invalid("deep_links", "deep_links_not_allowed_with_charges")
     requests = []
@@ -68,6 +79,7 @@ def create_order(state: State, call: Call) -> Response:
         items=copy.deepcopy(body["items"]),
         shipping=copy.deepcopy(body.get("shipping")),
         notification_urls=list(body.get("notification_urls") or []),
+        metadata=metadata,
     )
     state.orders[order.id] = order
     if body.get("deep_links") is not None:

@@ -6,6 +6,7 @@ Every charge of a call is parsed before any is executed, so an error in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,16 +23,24 @@ from ..state.validation import (
     require_object,
     require_str,
     validate_amount,
+    validate_holder,
+    validate_metadata,
 )
 from .cards import Card, resolve_card
 from .splits import validate_splits
 
 CHARGE_KEYS = frozenset(
-    {"reference_id", "description", "amount", "payment_method", "recurring", "splits"}
+    {"reference_id", "description", "amount", "payment_method", "recurring", "splits", "metadata"}
 )
 PAYMENT_METHOD_KEYS = frozenset(
-    {"type", "installments", "capture", "store", "card", "soft_descriptor"}
+    {"type", "installments", "capture", "store", "card", "soft_descriptor", "holder"}
 )
+#: The smallest installment PagBank takes: R$ 5,00.
+MIN_INSTALLMENT = 500
+#: A soft descriptor: up to 22 characters; anything but letters, digits and
+#: spaces is stripped, not refused.
+SOFT_DESCRIPTOR_LIMIT = (1, 22)
+_SOFT_DESCRIPTOR_DROPPED = re.compile(r"[^A-Za-z0-9 ]")
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 PAYMENT_METHOD_TYPES = ("CREDIT_CARD",)
 #: What the provider prints on the statement when the merchant sends none
@@ -54,6 +63,8 @@ class ChargeRequest:
     soft_descriptor: str
     recurring: dict[str, Any] | None
     splits: dict[str, Any] | None
+    metadata: dict[str, Any] | None = None
+    holder: dict[str, Any] | None = None
 
 
 def parse_recurring(value: Any, path: str) -> dict[str, Any]:
@@ -72,6 +83,21 @@ def parse_recurring(value: Any, path: str) -> dict[str, Any]:
     return {key: recurring[key] for key in recurring if recurring[key] is not None}
 
 
+def _installments(method: dict[str, Any], path: str, amount: int, state: State) -> int:
+    """1 up to 12 (18 where the account has it), each installment at least R$ 5,00."""
+    installments = require_int(
+        method,
+        "installments",
+        path,
+        minimum=1,
+        maximum=state.options.max_installments,
+        optional=True,
+    )
+    if installments is not None and installments > 1 and amount < installments * MIN_INSTALLMENT:
+        raise errors.invalid(field_path(path, "installments"), "installment_value_below_minimum")
+    return installments or 1
+
+
 def parse_charge(value: Any, path: str, *, account: str, state: State) -> ChargeRequest:
     """Check ``charges[i]`` and resolve its card; every failure names its field."""
     charge = require_object(value, path)
@@ -86,19 +112,17 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
     method = require_object(charge.get("payment_method"), method_path)
     reject_unknown(method, PAYMENT_METHOD_KEYS, method_path)
     require_str(method, "type", method_path, choices=PAYMENT_METHOD_TYPES)
-    installments = require_int(
-        method,
-        "installments",
-        method_path,
-        minimum=1,
-        maximum=rules.MAX_INSTALLMENTS,
-        optional=True,
-    )
+    installments = _installments(method, method_path, amount, state)
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)
     soft_descriptor = require_str(
-        method, "soft_descriptor", method_path, limit="soft_descriptor", optional=True
+        method, "soft_descriptor", method_path, limit=SOFT_DESCRIPTOR_LIMIT, optional=True
     )
+    holder = None
+    if method.get("holder") is not None:
+        validate_holder(method["holder"], field_path(method_path, "holder"))
+        holder = dict(method["holder"])
+    metadata = validate_metadata(charge.get("metadata"), field_path(path, "metadata"))
     card, store_in_card = resolve_card(
         method.get("card"), field_path(method_path, "card"), account=account, state=state
     )
@@ -120,13 +144,16 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
         description=description,
         amount=amount,
         currency=currency,
-        installments=installments or 1,
+        installments=installments,
         capture=True if capture is None else capture,
         store=bool(store_here) or store_in_card,
         card=card,
-        soft_descriptor=soft_descriptor or DEFAULT_SOFT_DESCRIPTOR,
+        soft_descriptor=_SOFT_DESCRIPTOR_DROPPED.sub("", soft_descriptor or "")
+        or DEFAULT_SOFT_DESCRIPTOR,
         recurring=recurring,
         splits=splits,
+        metadata=metadata,
+        holder=holder,
     )
 
 

@@ -38,8 +38,11 @@ def charge_links(charge: ChargeRecord, base_url: str) -> list[dict[str, str]]:
     return links
 
 
-def charge_json(charge: ChargeRecord, base_url: str) -> dict[str, Any]:
-    """The Charge as ``GET /charges/{id}`` answers it."""
+def charge_json(
+    charge: ChargeRecord, base_url: str, *, order: OrderRecord | None = None
+) -> dict[str, Any]:
+    """The Charge as an order shows it, or as ``GET /charges/{id}`` answers it (``order``
+    given: it also carries the order's ``notification_urls``)."""
     answer: dict[str, Any] = {"id": charge.id}
     if charge.reference_id is not None:
         answer["reference_id"] = charge.reference_id
@@ -64,6 +67,10 @@ def charge_json(charge: ChargeRecord, base_url: str) -> dict[str, Any]:
     answer["payment_method"] = method
     if charge.recurring is not None:
         answer["recurring"] = dict(charge.recurring)
+    if charge.metadata is not None:
+        answer["metadata"] = dict(charge.metadata)
+    if order is not None:
+        answer["notification_urls"] = list(order.notification_urls)
     answer["links"] = charge_links(charge, base_url)
     return answer
 
@@ -83,6 +90,8 @@ def order_json(state: State, order: OrderRecord, base_url: str) -> dict[str, Any
     if order.charge_ids:
         answer["charges"] = [charge_json(state.charges[cid], base_url) for cid in order.charge_ids]
     answer["notification_urls"] = list(order.notification_urls)
+    if order.metadata is not None:
+        answer["metadata"] = dict(order.metadata)
     href = f"{base_url}/orders/{order.id}"
     answer["links"] = [link("SELF", href, "GET"), link("PAY", f"{href}/pay", "POST")]
     return answer
@@ -106,6 +115,7 @@ def split_json(state: State, split: SplitRecord, base_url: str) -> dict[str, Any
         merchant_account=split.account,
         base_url=base_url,
         status=split_status(state.charges[split.charge_id]),
+        released=split.released,
     )
 
 

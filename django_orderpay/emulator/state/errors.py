@@ -1,9 +1,10 @@
 """The provider's error answers, as exceptions the core raises and turns into responses.
 
 Two body shapes exist. The Orders API answers
-``{"error_messages": [{"code", "description", "parameter_name"?}]}`` (codes
-are strings: ``"40002"``, ``"UNAUTHORIZED"``); the deeplink pay simulator
-answers ``{"errors": [{"code", "message"}]}``. Messages name fields, never
+``{"error_messages": [{"code", "message", "description", "parameter_name"?,
+"error"}]}`` (codes are strings: ``"40002"``, ``"UNAUTHORIZED"``; real answers
+carry ``message`` and ``error`` beside the documented ``description``); the
+deeplink pay simulator answers ``{"errors": [{"code", "message"}]}``. Messages name fields, never
 their values, so no card number or token ever lands in an error.
 """
 
@@ -21,6 +22,27 @@ IDEMPOTENCY_KEY_IN_USE = "40005"
 UNABLE_CAPTURE = "40006"
 UNABLE_REFUND = "40007"
 REFUND_TEMPORARILY_UNAVAILABLE = "40008"
+#: The error table's name for each code (an entry's ``error``).
+ERROR_NAMES = {
+    REQUIRED: "required_parameter",
+    INVALID: "invalid_parameter",
+    UNKNOWN: "parameter_unknown",
+    RATE_LIMIT: "rate_limit",
+    IDEMPOTENCY_KEY_IN_USE: "idempotency_key_in_use",
+    UNABLE_CAPTURE: "unable_capture",
+    UNABLE_REFUND: "unable_refund",
+    REFUND_TEMPORARILY_UNAVAILABLE: "refund_temporarily_unavailable",
+}
+
+
+def answered_entry(entry: dict[str, str]) -> dict[str, str]:
+    """An error entry as the API answers it: ``message`` and ``error`` beside the rest."""
+    description = entry.get("description", "")
+    message = description.replace("_", " ").capitalize() if "_" in description else description
+    answered = {"code": entry["code"], "message": message}
+    answered.update({k: v for k, v in entry.items() if k != "code"})
+    answered["error"] = ERROR_NAMES.get(entry["code"], entry["code"].lower())
+    return answered
 
 
 class ProviderError(Exception):
@@ -51,7 +73,8 @@ class ProviderError(Exception):
         return self.error_messages[0].get("parameter_name") if self.error_messages else None
 
     def to_response(self) -> Response:
-        response = Response.json(self.status, {"error_messages": self.error_messages})
+        entries = [answered_entry(entry) for entry in self.error_messages]
+        response = Response.json(self.status, {"error_messages": entries})
         response.headers.extend(self.headers)
         return response
 

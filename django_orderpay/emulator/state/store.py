@@ -63,6 +63,7 @@ class ChargeRecord:
     capture_before: datetime | None = None
     recurring: dict[str, Any] | None = None
     split_id: str | None = None
+    metadata: dict[str, Any] | None = None
     #: Brand of the card (None for a balance payment): an approval after
     #: analysis still needs to know whether the Elo NRID is due.
     brand: str | None = None
@@ -77,6 +78,8 @@ class SplitRecord:
     charge_id: str
     created_at: datetime
     splits: dict[str, Any]
+    #: Receivers' accounts whose custody was released, and when.
+    released: dict[str, datetime] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,6 +96,7 @@ class OrderRecord:
     notification_urls: list[str]
     charge_ids: list[str] = field(default_factory=list)
     deeplink_id: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass

@@ -26,6 +26,16 @@ Pattern = re.Pattern[str] | str | None
 CUSTOMER_KEYS = frozenset({"name", "email", "tax_id", "phones"})
 PHONE_KEYS = frozenset({"country", "area", "number", "type"})
 ITEM_KEYS = frozenset({"reference_id", "name", "quantity", "unit_amount"})
+#: The characters PagBank refuses in a person's name (customer, card holder),
+#: with its own message: "must not contains any of the characters [...]".
+FORBIDDEN_NAME_CHARACTERS = '!@#$%¨*()"”\\|{}[]<>;'
+FORBIDDEN_NAME_MESSAGE = "must not contains any of the characters [{}]".format(
+    ", ".join(FORBIDDEN_NAME_CHARACTERS)
+)
+#: An item's own reference: up to 255 characters (an order's or charge's: 64).
+ITEM_REFERENCE_LIMIT = (1, 255)
+#: ``metadata``: the merchant's own keys and values, echoed back.
+METADATA_LIMITS = (1, 64)
 SHIPPING_KEYS = frozenset({"address"})
 ADDRESS_KEYS = frozenset(
     {"street", "number", "complement", "locality", "city", "region_code", "country", "postal_code"}
@@ -250,7 +260,7 @@ def validate_customer(customer: Any, path: str = "customer") -> None:
     """``name`` 1-120, ``email`` 10-255 and address-shaped, ``tax_id`` CPF/CNPJ, ``phones``?"""
     customer = require_object(customer, path)
     reject_unknown(customer, CUSTOMER_KEYS, path)
-    require_str(customer, "name", path, limit="customer.name")
+    check_name(require_str(customer, "name", path, limit="customer.name"), field_path(path, "name"))
     require_str(customer, "email", path, limit="email", pattern=_EMAIL)
     require_tax_id(customer, "tax_id", path)
     phones = require_list(customer, "phones", path, optional=True)
@@ -265,7 +275,7 @@ def validate_item(item: Any, path: str) -> None:
     """
     item = require_object(item, path)
     reject_unknown(item, ITEM_KEYS, path)
-    require_str(item, "reference_id", path, limit="reference_id", optional=True)
+    require_str(item, "reference_id", path, limit=ITEM_REFERENCE_LIMIT, optional=True)
     require_str(item, "name", path, limit="item.name")
     require_int(item, "quantity", path, minimum=1, maximum=rules.MAX_QUANTITY)
     require_int(item, "unit_amount", path, minimum=1, maximum=rules.MAX_AMOUNT)
@@ -309,14 +319,38 @@ def validate_holder(holder: Any, path: str, *, name_required: bool = True) -> No
     name = require_str(holder, "name", path, limit="holder.name", optional=not name_required)
     if name is not None and (any(char.isdigit() for char in name) or not name.strip()):
         raise errors.invalid(field_path(path, "name"))
+    check_name(name, field_path(path, "name"))
     require_tax_id(holder, "tax_id", path, optional=True)
 
 
+def check_name(name: str | None, path: str) -> None:
+    """40002 for a name with a character PagBank refuses (``FORBIDDEN_NAME_CHARACTERS``)."""
+    if name is not None and any(char in FORBIDDEN_NAME_CHARACTERS for char in name):
+        raise errors.invalid(path, FORBIDDEN_NAME_MESSAGE)
+
+
 def validate_notification_urls(urls: Any, path: str = "notification_urls") -> None:
-    """A list of absolute http(s) URLs (an empty list is allowed)."""
+    """A list of at most one absolute http(s) URL ("Este campo aceita apenas uma URL")."""
     if urls is None:
         return
     if not isinstance(urls, list):
         raise errors.invalid(path)
+    if len(urls) > 1:
+        raise errors.invalid(path, "this field accepts only one URL")
     for index, url in enumerate(urls):
         check_str(url, item_path(path, index), pattern=_HTTP_URL)
+
+
+def validate_metadata(metadata: Any, path: str = "metadata") -> dict[str, Any] | None:
+    """The merchant's ``metadata``: an object of short keys and text or number values."""
+    if metadata is None:
+        return None
+    metadata = require_object(metadata, path)
+    for key, value in metadata.items():
+        where = field_path(path, key)
+        check_str(key, where, limit=METADATA_LIMITS)
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise errors.invalid(where)
+        if isinstance(value, str) and len(value) > 255:
+            raise errors.invalid(where)
+    return dict(metadata)
