@@ -249,3 +249,19 @@ def test_over_real_http_a_delay_past_the_timeout_is_a_read_timeout(django_server
     assert retry.status_code == 201
     listed = requests.get(f"{django_server}/emulator/_emulator/orders", timeout=10).json()
     assert listed["orders"] == [retry.json()["id"]]
+
+
+@pytest.mark.parametrize("environment", ["production", "sandbox"])
+@pytest.mark.parametrize(
+    "path",
+    ["/emulator/_emulator/accounts", "/emulator/_emulator/faults", "/emulator/orders"],
+)
+def test_outside_the_emulator_environment_the_urlconf_serves_nothing(client, environment, path):
+    # Left mounted in a deployment: no control plane, no token's tail, no reset.
+    production = {"ENVIRONMENT": environment, "TOKEN": "real-production-token-1234"}
+    with override_settings(DEBUG=False, ORDERPAY=production):
+        get = client.get(path)
+        reset = client.post("/emulator/_emulator/reset", content_type="application/json")
+
+    assert get.status_code == reset.status_code == 404
+    assert b"1234" not in get.content

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from django_orderpay.conf import get_settings
@@ -91,7 +91,15 @@ def _to_django(answer: Response) -> HttpResponse:
 
 @csrf_exempt
 def emulator_view(request: HttpRequest, path: str = "") -> HttpResponse:
-    """Every request under the mount point, handed to :func:`get_emulator`."""
+    """Every request under the mount point, handed to :func:`get_emulator`.
+
+    Only while ``ORDERPAY["ENVIRONMENT"]`` is ``"emulator"``: a URLconf left
+    mounted in a deployment must not serve its control plane (reset, faults,
+    accounts) to anyone. Otherwise every path is a plain 404 (check
+    ``orderpay.E006`` says why).
+    """
+    if get_settings(strict=False).environment != "emulator":
+        raise Http404("the emulator is not in use")
     body = _read_body(request)
     if isinstance(body, Response):
         return _to_django(body)
