@@ -8,7 +8,11 @@ Pure data and functions (no Django, no I/O), shared by the request builders
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
+
+from stdnum.br import cnpj as stdnum_cnpj
+from stdnum.br import cpf as stdnum_cpf
 
 CHARGE_STATUSES: Final = ("AUTHORIZED", "PAID", "IN_ANALYSIS", "DECLINED", "CANCELED", "WAITING")
 PHONE_TYPES: Final = ("MOBILE", "BUSINESS", "HOME")
@@ -40,8 +44,18 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "complement": (1, 40),
     "locality": (1, 60),
     "city": (1, 90),
-    "soft_descriptor": (1, 17),
+    "soft_descriptor": (1, 22),
+    "item.reference_id": (1, 255),
 }
+#: Each installment of a card charge is at least R$ 5,00.
+MIN_INSTALLMENT: Final = 500
+#: 18 installments, for accounts PagBank enabled them on ("mediante aprovação").
+MAX_INSTALLMENTS_ENABLED: Final = 18
+#: The characters PagBank refuses in a person's name (customer, card holder),
+#: answering "must not contains any of the characters [...]".
+FORBIDDEN_NAME_CHARACTERS: Final = '!@#$%¨*()"”\\|{}[]<>;'
+#: What a soft descriptor keeps: the rest is stripped, not refused.
+SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9 ]")
 
 BRAZILIAN_STATES: Final = frozenset(
     "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO".split()
@@ -72,33 +86,44 @@ def luhn_valid(number: str) -> bool:
     return total % 10 == 0
 
 
-def _check_digit(digits: str, weights: range | list[int]) -> int:
-    remainder = sum(int(d) * w for d, w in zip(digits, weights, strict=False)) % 11
-    return 0 if remainder < 2 else 11 - remainder
+#: A CNPJ as sent: 12 letters or digits (alphanumeric from July 2026), 2 check digits.
+_CNPJ = re.compile(r"[0-9A-Z]{12}[0-9]{2}")
 
 
 def valid_cpf(value: str) -> bool:
     """An 11-digit CPF with both check digits right (not all one digit)."""
-    if not is_digits(value, (11,)) or len(set(value)) == 1:
-        return False
-    first = _check_digit(value[:9], range(10, 1, -1))
-    second = _check_digit(value[:10], range(11, 1, -1))
-    return value[9:] == f"{first}{second}"
+    return is_digits(value, (11,)) and len(set(value)) > 1 and stdnum_cpf.is_valid(value)
 
 
 def valid_cnpj(value: str) -> bool:
-    """A 14-digit CNPJ with both check digits right (not all one digit)."""
-    if not is_digits(value, (14,)) or len(set(value)) == 1:
+    """A CNPJ: 14 digits, or (from July 2026) 12 upper-case letters or digits and
+    2 check digits computed on each character's ASCII value minus 48; not all one
+    character. Check digits by python-stdnum, which knows both forms.
+    """
+    if not isinstance(value, str) or not _CNPJ.fullmatch(value) or len(set(value)) == 1:
         return False
-    weights = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
-    first = _check_digit(value[:12], weights)
-    second = _check_digit(value[:13], [6, *weights])
-    return value[12:] == f"{first}{second}"
+    return stdnum_cnpj.is_valid(value)
 
 
 def valid_tax_id(value: str) -> bool:
-    """A CPF (11 digits) or a CNPJ (14 digits), digits only."""
+    """A CPF (11 digits) or a CNPJ (14 characters), nothing else (no dots or dashes)."""
     return valid_cpf(value) or valid_cnpj(value)
+
+
+def storable_text(value: str) -> bool:
+    """No character a database text column can't hold: NUL (PostgreSQL), a lone surrogate."""
+    return not any(char == "\x00" or "\ud800" <= char <= "\udfff" for char in value)
+
+
+def forbidden_name_characters(name: str) -> str:
+    """The characters of ``name`` PagBank refuses in a person's name, in order, once each."""
+    return "".join(dict.fromkeys(c for c in name if c in FORBIDDEN_NAME_CHARACTERS))
+
+
+def strip_soft_descriptor(value: str) -> str:
+    """A soft descriptor as PagBank prints it: accents dropped, then specials stripped."""
+    ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return SOFT_DESCRIPTOR_DROPPED.sub("", ascii_text)
 
 
 def _ranges(*spans: tuple[int, int] | int) -> tuple[tuple[int, int], ...]:

@@ -796,3 +796,10 @@ def test_no_card_data_reaches_the_database_or_the_log(client, products, shop, ma
     assert '"security_code"' not in stored and "security_code" not in caplog.text
     # The log was looked at for real: the payment's provider calls are in it.
     assert any(record.name.startswith("django_orderpay") for record in caplog.records)
+
+
+def test_a_company_with_an_alphanumeric_cnpj_checks_out(client, products):
+    # CNPJs issued from July 2026 have letters in their first 12 places.
+    purchase = check_out(client, products, customer_tax_id="12.abc.345/01de-35")
+
+    assert purchase.customer_tax_id == "12ABC34501DE35"

@@ -43,13 +43,34 @@ def test_a_card_month_is_01_to_12(month, accepted):
 
 @pytest.mark.parametrize(
     ("installments", "accepted"),
-    [(0, False), (1, True), (rules.MAX_INSTALLMENTS, True), (rules.MAX_INSTALLMENTS + 1, False)],
+    [
+        (0, False),
+        (1, True),
+        (rules.MAX_INSTALLMENTS, True),
+        # 13-18 where the account has them enabled: the provider decides.
+        (rules.MAX_INSTALLMENTS_ENABLED, True),
+        (rules.MAX_INSTALLMENTS_ENABLED + 1, False),
+    ],
 )
 def test_installments_up_to_the_most_allowed(installments, accepted):
     method = PaymentMethod(raw_card(), installments=installments)
     # An amount whose every installment stays above the provider's minimum.
     big = charge(payment_method=method, amount=100_000)
     paths = refused_paths(lambda: order(charges=[big]).to_dict())
+
+    assert (paths == []) is accepted, paths
+    assert accepted or paths == [INSTALLMENTS]
+
+
+@pytest.mark.parametrize(
+    ("value", "installments", "accepted"),
+    [(1500, 3, True), (1499, 3, False), (100, 1, True), (999, 2, False), (1000, 2, True)],
+)
+def test_each_installment_is_at_least_five_reais(value, installments, accepted):
+    method = PaymentMethod(raw_card(), installments=installments)
+    paths = refused_paths(
+        lambda: order(charges=[charge(payment_method=method, amount=value)]).to_dict()
+    )
 
     assert (paths == []) is accepted, paths
     assert accepted or paths == [INSTALLMENTS]

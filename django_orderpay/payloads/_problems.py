@@ -83,6 +83,10 @@ class Problems:
         if not isinstance(value, str):
             self.add(path, "must be a string")
             return False
+        if not rules.storable_text(value):
+            # The provider would charge it; our database could not then mirror it.
+            self.add(path, "contains a character that can't be stored (NUL or a lone surrogate)")
+            return False
         bounds = rules.FIELD_LIMITS[limit] if isinstance(limit, str) else limit
         if bounds and not bounds[0] <= len(value) <= bounds[1]:
             low, high = bounds
@@ -141,14 +145,36 @@ class Problems:
         return True
 
     def tax_id(self, path: str, value: Any, *, required: bool = True) -> bool:
-        """Digits only, a CPF (11) or CNPJ (14) with right check digits."""
+        """A CPF (11 digits) or a CNPJ (14, letters allowed in the first 12), check digits right.
+
+        Compared upper-case (the builders send it so): ``12abc34501de35`` is
+        the alphanumeric CNPJ ``12ABC34501DE35``.
+        """
         if not self.text(path, value, required=required):
             return False
-        if not rules.is_digits(value, (11, 14)):
-            self.add(path, "must be 11 (CPF) or 14 (CNPJ) digits, digits only")
+        if not re.fullmatch(r"[0-9]{11}|[0-9A-Za-z]{12}[0-9]{2}", value):
+            self.add(
+                path,
+                "must be a CPF (11 digits) or a CNPJ (14 letters and digits), "
+                "without dots, slashes or dashes",
+            )
             return False
-        if not rules.valid_tax_id(value):
+        if not rules.valid_tax_id(value.upper()):
             self.add(path, "has wrong check digits for a CPF or CNPJ")
+            return False
+        return True
+
+    def name(self, path: str, value: Any, *, limit: str, required: bool = True) -> bool:
+        """A person's name: within ``limit``, without the characters PagBank refuses."""
+        if not self.text(path, value, limit=limit, required=required):
+            return False
+        refused = rules.forbidden_name_characters(value)
+        if refused:
+            self.add(
+                path,
+                f"must not contain {' '.join(refused)} (PagBank refuses names with any of "
+                f"{' '.join(rules.FORBIDDEN_NAME_CHARACTERS)})",
+            )
             return False
         return True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,7 +199,13 @@ class Card(Builder):
 
 @dataclass(frozen=True)
 class PaymentMethod(Builder):
-    """``charges[].payment_method``: a credit card, 1-12 installments, captured or not."""
+    """``charges[].payment_method``: a credit card, 1-18 installments, captured or not.
+
+    Up to 12 installments on any account; 13 to 18 only where PagBank enabled
+    them ("mediante aprovação"): the provider refuses them otherwise, naming
+    ``installments``. ``store`` here is the old spelling of ``Card(store=True)``:
+    PagBank documents ``store`` only inside ``card``, so it is sent there.
+    """
 
     card: Card
     installments: int = 1
@@ -209,7 +216,9 @@ class PaymentMethod(Builder):
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(join(path, "type"), self.type, choices=("CREDIT_CARD",))
-        problems.integer(join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS)
+        problems.integer(
+            join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS_ENABLED
+        )
         problems.boolean(join(path, "capture"), self.capture)
         problems.boolean(join(path, "store"), self.store)
         problems.text(
@@ -230,12 +239,23 @@ class PaymentMethod(Builder):
         """Whether the card is to be stored, wherever ``store`` was given."""
         return bool(self.store or (isinstance(self.card, Card) and self.card.store))
 
+    def __post_init__(self) -> None:
+        if self.store is not None:
+            warnings.warn(
+                "PaymentMethod(store=...) is sent as card.store (PagBank documents store only "
+                "inside card): give Card(..., store=True) instead",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+
     def to_dict(self) -> dict[str, Any]:
+        card = self.card.to_dict() if isinstance(self.card, Card) else self.card
+        if self.store is not None and isinstance(card, dict) and "store" not in card:
+            card = {**card, "store": self.store}
         return compact(
             type=self.type,
             installments=self.installments,
             capture=self.capture,
-            store=self.store,
-            card=self.card.to_dict() if isinstance(self.card, Card) else self.card,
+            card=card,
             soft_descriptor=self.soft_descriptor,
         )

@@ -249,6 +249,15 @@ class Charge(Builder):
         method_path = join(path, "payment_method")
         if problems.instance(method_path, self.payment_method, PaymentMethod):
             self.payment_method.collect(problems, method_path)
+            installments = self.payment_method.installments
+            if is_int(charge_amount) and is_int(installments) and installments > 1:
+                if charge_amount < installments * rules.MIN_INSTALLMENT:
+                    problems.add(
+                        join(method_path, "installments"),
+                        f"each installment must be at least {rules.MIN_INSTALLMENT} cents "
+                        f"(R$ 5,00): {installments} installments need {installments} x "
+                        f"{rules.MIN_INSTALLMENT} cents or more",
+                    )
         recurring_path = join(path, "recurring")
         if problems.instance(recurring_path, self.recurring, Recurring, required=False):
             self.recurring.collect(problems, recurring_path)  # type: ignore[union-attr]

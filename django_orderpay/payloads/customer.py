@@ -50,7 +50,7 @@ class Customer(Builder):
         object.__setattr__(self, "phones", tuple(self.phones or ()))
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.text(join(path, "name"), self.name, limit="customer.name")
+        problems.name(join(path, "name"), self.name, limit="customer.name")
         problems.text(
             join(path, "email"),
             self.email,
@@ -65,7 +65,13 @@ class Customer(Builder):
                 phone.collect(problems, where)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name, "email": self.email, "tax_id": self.tax_id}
+        # PagBank refuses an e-mail with upper-case letters, as the partner
+        # plugin found (4.28.0): sent in lower case. A CNPJ's letters upper.
+        data: dict[str, Any] = {
+            "name": self.name,
+            "email": self.email.lower(),
+            "tax_id": self.tax_id.upper(),
+        }
         if self.phones:
             data["phones"] = [phone.to_dict() for phone in self.phones]
         return data
@@ -80,13 +86,14 @@ class Holder(Builder):
 
     def collect(self, problems: Problems, path: str, *, name_required: bool = True) -> None:
         name_path = join(path, "name")
-        if problems.text(name_path, self.name, limit="holder.name", required=name_required):
+        if problems.name(name_path, self.name, limit="holder.name", required=name_required):
             if any(char.isdigit() for char in self.name or "") or not (self.name or "").strip():
                 problems.add(name_path, "must be letters and spaces, without digits")
         problems.tax_id(join(path, "tax_id"), self.tax_id, required=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return compact(name=self.name, tax_id=self.tax_id)
+        tax_id = self.tax_id.upper() if isinstance(self.tax_id, str) else self.tax_id
+        return compact(name=self.name, tax_id=tax_id)
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,7 @@ class Item(Builder):
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(
-            join(path, "reference_id"), self.reference_id, limit="reference_id", required=False
+            join(path, "reference_id"), self.reference_id, limit="item.reference_id", required=False
         )
         problems.text(join(path, "name"), self.name, limit="item.name")
         problems.integer(join(path, "quantity"), self.quantity, 1, rules.MAX_QUANTITY)

@@ -8,6 +8,7 @@ every problem is reported at once, by path.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
@@ -135,11 +136,18 @@ def _card(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Card | None:
 def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Any:
     if data is None:
         return None
+    card = _card(r, r.field(data, "card", path, CARD_KEYS), join(path, "card"))
+    store = data.get("store")
+    if store is not None and isinstance(card, Card):
+        # PagBank documents store only inside card: a dict's payment_method.store moves there.
+        if card.store is not None and card.store != store:
+            r.problems.add(join(path, "store"), "contradicts card.store (give it in one place)")
+        else:
+            card = dataclasses.replace(card, store=store)
     return PaymentMethod(
-        card=_card(r, r.field(data, "card", path, CARD_KEYS), join(path, "card")),  # type: ignore[arg-type]
+        card=card,  # type: ignore[arg-type]
         installments=data.get("installments"),  # type: ignore[arg-type]
         capture=data.get("capture"),
-        store=data.get("store"),
         soft_descriptor=data.get("soft_descriptor"),
         type=data.get("type"),  # type: ignore[arg-type]
     )

@@ -87,7 +87,8 @@ class CheckoutForm(forms.ModelForm):
         return email
 
     def clean_customer_tax_id(self) -> str:
-        tax_id = _digits(self.cleaned_data["customer_tax_id"])
+        # Letters too: a CNPJ issued from July 2026 has them in its first 12 places.
+        tax_id = re.sub(r"[^0-9A-Za-z]", "", self.cleaned_data["customer_tax_id"] or "").upper()
         if not rules.valid_tax_id(tax_id):
             raise forms.ValidationError(_("Enter a valid CPF (11 digits) or CNPJ (14 digits)."))
         return tax_id

@@ -6,7 +6,6 @@ Every charge of a call is parsed before any is executed, so an error in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +34,7 @@ CHARGE_KEYS = frozenset(
 PAYMENT_METHOD_KEYS = frozenset(
     {"type", "installments", "capture", "store", "card", "soft_descriptor", "holder"}
 )
-#: The smallest installment PagBank takes: R$ 5,00.
-MIN_INSTALLMENT = 500
-#: A soft descriptor: up to 22 characters; anything but letters, digits and
-#: spaces is stripped, not refused.
-SOFT_DESCRIPTOR_LIMIT = (1, 22)
-_SOFT_DESCRIPTOR_DROPPED = re.compile(r"[^A-Za-z0-9 ]")
+
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 PAYMENT_METHOD_TYPES = ("CREDIT_CARD",)
 #: What the provider prints on the statement when the merchant sends none
@@ -93,7 +87,8 @@ def _installments(method: dict[str, Any], path: str, amount: int, state: State) 
         maximum=state.options.max_installments,
         optional=True,
     )
-    if installments is not None and installments > 1 and amount < installments * MIN_INSTALLMENT:
+    minimum = installments * rules.MIN_INSTALLMENT if installments else 0
+    if installments is not None and installments > 1 and amount < minimum:
         raise errors.invalid(field_path(path, "installments"), "installment_value_below_minimum")
     return installments or 1
 
@@ -116,7 +111,7 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)
     soft_descriptor = require_str(
-        method, "soft_descriptor", method_path, limit=SOFT_DESCRIPTOR_LIMIT, optional=True
+        method, "soft_descriptor", method_path, limit="soft_descriptor", optional=True
     )
     holder = None
     if method.get("holder") is not None:
@@ -148,7 +143,8 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
         capture=True if capture is None else capture,
         store=bool(store_here) or store_in_card,
         card=card,
-        soft_descriptor=_SOFT_DESCRIPTOR_DROPPED.sub("", soft_descriptor or "")
+        # Up to 22 characters; specials are stripped, not refused.
+        soft_descriptor=rules.strip_soft_descriptor(soft_descriptor or "")
         or DEFAULT_SOFT_DESCRIPTOR,
         recurring=recurring,
         splits=splits,

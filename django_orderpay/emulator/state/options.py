@@ -14,6 +14,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from django_orderpay import rules
+
 #: A reused key with another body: production's 409 body (2026, seen by the
 #: official WooCommerce plugin) or the docs' 40005 ``idempotency_key_in_use``.
 CONFLICT_SHAPES = ("production", "docs")
@@ -42,7 +44,7 @@ class Options:
 
     @property
     def max_installments(self) -> int:
-        return 18 if self.installments_18x else 12
+        return rules.MAX_INSTALLMENTS_ENABLED if self.installments_18x else rules.MAX_INSTALLMENTS
 
     def as_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -26,14 +26,10 @@ Pattern = re.Pattern[str] | str | None
 CUSTOMER_KEYS = frozenset({"name", "email", "tax_id", "phones"})
 PHONE_KEYS = frozenset({"country", "area", "number", "type"})
 ITEM_KEYS = frozenset({"reference_id", "name", "quantity", "unit_amount"})
-#: The characters PagBank refuses in a person's name (customer, card holder),
-#: with its own message: "must not contains any of the characters [...]".
-FORBIDDEN_NAME_CHARACTERS = '!@#$%¨*()"”\\|{}[]<>;'
+#: PagBank's own words for a name with a character it refuses.
 FORBIDDEN_NAME_MESSAGE = "must not contains any of the characters [{}]".format(
-    ", ".join(FORBIDDEN_NAME_CHARACTERS)
+    ", ".join(rules.FORBIDDEN_NAME_CHARACTERS)
 )
-#: An item's own reference: up to 255 characters (an order's or charge's: 64).
-ITEM_REFERENCE_LIMIT = (1, 255)
 #: ``metadata``: the merchant's own keys and values, echoed back.
 METADATA_LIMITS = (1, 64)
 SHIPPING_KEYS = frozenset({"address"})
@@ -275,7 +271,7 @@ def validate_item(item: Any, path: str) -> None:
     """
     item = require_object(item, path)
     reject_unknown(item, ITEM_KEYS, path)
-    require_str(item, "reference_id", path, limit=ITEM_REFERENCE_LIMIT, optional=True)
+    require_str(item, "reference_id", path, limit="item.reference_id", optional=True)
     require_str(item, "name", path, limit="item.name")
     require_int(item, "quantity", path, minimum=1, maximum=rules.MAX_QUANTITY)
     require_int(item, "unit_amount", path, minimum=1, maximum=rules.MAX_AMOUNT)
@@ -325,7 +321,7 @@ def validate_holder(holder: Any, path: str, *, name_required: bool = True) -> No
 
 def check_name(name: str | None, path: str) -> None:
     """40002 for a name with a character PagBank refuses (``FORBIDDEN_NAME_CHARACTERS``)."""
-    if name is not None and any(char in FORBIDDEN_NAME_CHARACTERS for char in name):
+    if name is not None and rules.forbidden_name_characters(name):
         raise errors.invalid(path, FORBIDDEN_NAME_MESSAGE)
 
 
