@@ -59,11 +59,17 @@ UNAVAILABLE_MESSAGE = _(
 
 
 def installment_choices(max_installments: int, amount: int | None = None) -> list[tuple[int, str]]:
-    """``[(1, "1x R$ 100.00"), (2, "2x R$ 50.00"), ...]`` (labels without amounts if none given)."""
+    """``[(1, "1x R$ 100.00"), (2, "2x R$ 50.00"), ...]`` (labels without amounts if none given).
+
+    With an ``amount``, only counts whose installment is at least R$ 5,00
+    (``rules.MIN_INSTALLMENT``) are offered: PagBank refuses smaller ones.
+    """
     choices = []
     for count in range(1, max_installments + 1):
         if amount is None:
             label = f"{count}x"
+        elif count > 1 and amount < count * rules.MIN_INSTALLMENT:
+            break
         else:
             share = -(-amount // count)  # rounded up: the buyer never sees less than is charged
             label = f"{count}x {format_cents(share)}"
@@ -120,7 +126,11 @@ def _field_message(form: forms.Form, field: str, detail: str) -> str:
 
 
 class CardPaymentForm(forms.Form):
-    """The encrypted card, the installments and "save this card" (for a logged-in user).
+    """The encrypted card, its holder's name, the installments and "save this card".
+
+    The holder's name is posted as typed (it is not a secret, and PagBank asks
+    for ``card.holder.name`` beside an encrypted card); the number, expiry and
+    security code never are: only the SDK's encryption of them.
 
     ``user`` (the paying user) decides whether ``save_card`` is offered: a
     stored card belongs to a user, so an anonymous buyer is not offered one.
@@ -137,6 +147,7 @@ class CardPaymentForm(forms.Form):
             )
         },
     )
+    holder_name = forms.CharField(label=_("Name on the card"), max_length=30)
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
     save_card = forms.BooleanField(label=_("Save this card for my next purchases"), required=False)
 
@@ -155,6 +166,15 @@ class CardPaymentForm(forms.Form):
         self.fields["installments"].choices = installment_choices(max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]
+
+    def clean_holder_name(self) -> str:
+        name = " ".join(self.cleaned_data["holder_name"].split())
+        refused = rules.forbidden_name_characters(name)
+        if not name or any(char.isdigit() for char in name) or refused:
+            raise forms.ValidationError(
+                _("Type the name as printed on the card, letters only."), code="invalid"
+            )
+        return name
 
     def clean_encrypted_card(self) -> str:
         value = "".join(self.cleaned_data["encrypted_card"].split())
@@ -184,7 +204,9 @@ class CardPaymentForm(forms.Form):
     ) -> payloads.Charge:
         """The ``charges[]`` entry for this card (call after ``is_valid()``)."""
         card = payloads.Card.from_encrypted(
-            self.cleaned_data["encrypted_card"], store=True if self.stores_card else None
+            self.cleaned_data["encrypted_card"],
+            holder=self.cleaned_data["holder_name"],
+            store=True if self.stores_card else None,
         )
         method = payloads.PaymentMethod(
             card=card,

@@ -159,7 +159,7 @@ def test_two_step_pay_with_an_encrypted_card(client):
     encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
     charge = Charge(
         amount=500,
-        payment_method=PaymentMethod(card=Card.from_encrypted(encrypted)),
+        payment_method=PaymentMethod(card=Card.from_encrypted(encrypted, holder="Jose da Silva")),
         reference_id="c",
     )
     paid = client.pay_order(created["id"], PayRequest([charge]))
@@ -407,7 +407,7 @@ def test_no_secret_reaches_a_log_line_or_an_exception(client, session, caplog):
     public_key = client.get_public_key()["public_key"]
     encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
     client.create_order(order(raw()))
-    client.create_order(order(Card.from_encrypted(encrypted, security_code=CVV)))
+    client.create_order(order(Card.from_encrypted(encrypted, security_code=CVV, holder="Jose")))
     created = client.create_order(order(deep_links=[DeepLink(1500)]))
     deeplink_id = parse_qs(urlsplit(created["deep_links"][0]["url"]).query)["r"][0]
     client.simulate_deeplink_credit_card(deeplink_id, APPROVED_VISA)

@@ -93,7 +93,12 @@ def encrypted(number: str) -> str:
 def pay_card(client, purchase, number=APPROVED, **data):
     return client.post(
         reverse("shop:pay_card", args=[purchase.reference]),
-        {"encrypted_card": encrypted(number), "installments": "1", **data},
+        {
+            "holder_name": "Jose da Silva",
+            "encrypted_card": encrypted(number),
+            "installments": "1",
+            **data,
+        },
     )
 
 
@@ -273,7 +278,8 @@ def test_in_analysis_until_the_notification_says_paid(client, products, shop):
 def test_no_encrypted_card_is_an_error_on_the_pay_page_and_nothing_is_sent(client, products, shop):
     purchase = check_out(client, products)
     response = client.post(
-        reverse("shop:pay_card", args=[purchase.reference]), {"installments": "1"}
+        reverse("shop:pay_card", args=[purchase.reference]),
+        {"holder_name": "Jose da Silva", "installments": "1"},
     )
     assert response.status_code == 200
     assert list(response.context["card_form"].errors) == ["encrypted_card"]
@@ -284,7 +290,12 @@ def test_raw_card_fields_posted_anyway_are_ignored(client, products, shop):
     purchase = check_out(client, products)
     response = client.post(
         reverse("shop:pay_card", args=[purchase.reference]),
-        {"installments": "1", "number": APPROVED, "security_code": "123"},
+        {
+            "holder_name": "Jose da Silva",
+            "installments": "1",
+            "number": APPROVED,
+            "security_code": "123",
+        },
     )
     assert list(response.context["card_form"].errors) == ["encrypted_card"]
     assert shop.order_ids() == []
@@ -779,7 +790,12 @@ def test_no_card_data_reaches_the_database_or_the_log(client, products, shop, ma
 
     client.post(
         reverse("shop:pay_card", args=[purchase.reference]),
-        {"encrypted_card": blob, "installments": "2", "save_card": "on"},
+        {
+            "holder_name": "Jose da Silva",
+            "encrypted_card": blob,
+            "installments": "2",
+            "save_card": "on",
+        },
     )
     shop.deliver_notifications(client)
     assert status_json(client, purchase)["status"] == "PAID"

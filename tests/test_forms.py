@@ -53,8 +53,11 @@ def user(django_user_model):
 # --- validation, no network ---------------------------------------------------------
 
 
+HOLDER = "Jose da Silva"
+
+
 def test_no_encrypted_card_names_the_field_and_says_what_to_do():
-    form = CardPaymentForm({"installments": "1"})
+    form = CardPaymentForm({"holder_name": HOLDER, "installments": "1"})
     assert not form.is_valid()
     assert list(form.errors) == ["encrypted_card"]
     assert "not encrypted" in form.errors["encrypted_card"][0]
@@ -66,7 +69,7 @@ def test_no_encrypted_card_names_the_field_and_says_what_to_do():
     ["4111111111111111", "not base64 at all!", "QUJD", "QUJD" * 200, "QUJ=" * 86],
 )
 def test_anything_but_an_rsa_ciphertext_is_refused_on_encrypted_card(blob):
-    form = CardPaymentForm({"encrypted_card": blob, "installments": "1"})
+    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"})
     assert not form.is_valid()
     assert list(form.errors) == ["encrypted_card"]
     # The error never repeats what was posted.
@@ -75,13 +78,18 @@ def test_anything_but_an_rsa_ciphertext_is_refused_on_encrypted_card(blob):
 
 @pytest.mark.parametrize("installments", ["0", "13", "abc", ""])
 def test_installments_out_of_range_name_the_field(installments):
-    form = CardPaymentForm({"encrypted_card": "QUJD" * 86, "installments": installments})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": "QUJD" * 86, "installments": installments}
+    )
     assert not form.is_valid()
     assert list(form.errors) == ["installments"]
 
 
 def test_max_installments_limits_the_choices():
-    form = CardPaymentForm({"encrypted_card": "QUJD" * 86, "installments": "4"}, max_installments=3)
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": "QUJD" * 86, "installments": "4"},
+        max_installments=3,
+    )
     assert not form.is_valid()
     assert list(form.errors) == ["installments"]
     with pytest.raises(ValueError, match="max_installments"):
@@ -90,7 +98,39 @@ def test_max_installments_limits_the_choices():
 
 def test_installment_labels():
     assert installment_choices(2) == [(1, "1x"), (2, "2x")]
-    assert installment_choices(3, 1000)[2] == (3, "3x R$ 3.34")
+    assert installment_choices(3, 1500)[2] == (3, "3x R$ 5.00")
+
+
+@pytest.mark.parametrize(
+    ("amount", "offered"), [(1500, 3), (1499, 2), (999, 1), (300, 1), (100_000, 12)]
+)
+def test_only_installments_of_at_least_five_reais_are_offered(amount, offered):
+    # PagBank takes no installment under R$ 5,00.
+    assert [count for count, _ in installment_choices(12, amount)] == list(range(1, offered + 1))
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [("Jose da Silva", "Jose da Silva"), ("  José   D'Ávila ", "José D'Ávila")],
+)
+def test_the_holders_name_is_posted_and_sent_in_card_holder(typed, kept):
+    form = CardPaymentForm(
+        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}
+    )
+    assert form.is_valid(), form.errors
+
+    card = form.charge(500).to_dict()["payment_method"]["card"]
+
+    assert card["holder"] == {"name": kept}
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "Jose 2", "Jose <Silva>", "J" * 31])
+def test_a_holders_name_pagbank_would_refuse_names_the_field(typed):
+    form = CardPaymentForm(
+        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}
+    )
+    assert not form.is_valid()
+    assert list(form.errors) == ["holder_name"]
 
 
 @pytest.mark.django_db
@@ -102,7 +142,7 @@ def test_save_card_exists_only_for_a_logged_in_user(user):
 
 def test_charge_carries_the_encrypted_card_and_no_card_data():
     blob = "QUJD" * 86
-    form = CardPaymentForm({"encrypted_card": blob, "installments": "3"})
+    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "3"})
     assert form.is_valid(), form.errors
 
     charge = form.charge(5000, reference_id="ref-1", description="Pedido 1").to_dict()
@@ -114,7 +154,7 @@ def test_charge_carries_the_encrypted_card_and_no_card_data():
             "type": "CREDIT_CARD",
             "installments": 3,
             "capture": True,
-            "card": {"encrypted": blob},
+            "card": {"encrypted": blob, "holder": {"name": "Jose da Silva"}},
         },
     }
 
@@ -125,7 +165,9 @@ def test_charge_carries_the_encrypted_card_and_no_card_data():
 @pytest.mark.django_db
 def test_pay_with_an_encrypted_card(orderpay_emulator):
     order = unpaid_order()
-    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "2"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "2"}
+    )
     assert form.is_valid(), form.errors
 
     paid = form.pay(order, 5000, description="Pedido 1")
@@ -139,7 +181,9 @@ def test_pay_with_an_encrypted_card(orderpay_emulator):
 @pytest.mark.django_db
 def test_a_declined_card_is_an_order_not_a_form_error(orderpay_emulator):
     order = unpaid_order()
-    form = CardPaymentForm({"encrypted_card": encrypted(DECLINED), "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(DECLINED), "installments": "1"}
+    )
     assert form.is_valid()
 
     declined = form.pay(order, 5000)
@@ -153,7 +197,13 @@ def test_a_declined_card_is_an_order_not_a_form_error(orderpay_emulator):
 def test_save_card_stores_a_token_owned_by_the_user(orderpay_emulator, user):
     order = unpaid_order(user)
     form = CardPaymentForm(
-        {"encrypted_card": encrypted(), "installments": "1", "save_card": "on"}, user=user
+        {
+            "holder_name": HOLDER,
+            "encrypted_card": encrypted(),
+            "installments": "1",
+            "save_card": "on",
+        },
+        user=user,
     )
     assert form.is_valid()
 
@@ -167,7 +217,7 @@ def test_save_card_stores_a_token_owned_by_the_user(orderpay_emulator, user):
 def test_a_card_the_provider_cannot_decrypt_is_an_error_on_encrypted_card(orderpay_emulator):
     order = unpaid_order()
     blob = encrypted(key=foreign_key())
-    form = CardPaymentForm({"encrypted_card": blob, "installments": "1"})
+    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"})
     assert form.is_valid()
 
     assert form.pay(order, 5000) is None
@@ -183,7 +233,9 @@ def test_provider_unreachable_is_a_form_error_saying_to_try_again(orderpay_emula
     settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0}
     order = unpaid_order()
     orderpay_emulator.inject_fault("http_502", path_prefix="/orders")
-    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+    )
     assert form.is_valid()
 
     assert form.pay(order, 5000) is None
@@ -195,7 +247,9 @@ def test_provider_unreachable_is_a_form_error_saying_to_try_again(orderpay_emula
 @pytest.mark.django_db
 def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_emulator):
     order = unpaid_order()
-    form = CardPaymentForm({"encrypted_card": encrypted(), "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+    )
     assert form.is_valid()
 
     assert form.pay(order, 0) is None
@@ -207,7 +261,9 @@ def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_
 @pytest.mark.django_db
 def test_in_analysis_card(orderpay_emulator):
     order = unpaid_order()
-    form = CardPaymentForm({"encrypted_card": encrypted(IN_ANALYSIS_CARD), "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(IN_ANALYSIS_CARD), "installments": "1"}
+    )
     assert form.is_valid()
     assert form.pay(order, 5000).status == "IN_ANALYSIS"
 
@@ -218,7 +274,13 @@ def test_in_analysis_card(orderpay_emulator):
 @pytest.fixture
 def saved_card(orderpay_emulator, user) -> CardToken:
     card_form = CardPaymentForm(
-        {"encrypted_card": encrypted(), "installments": "1", "save_card": "on"}, user=user
+        {
+            "holder_name": HOLDER,
+            "encrypted_card": encrypted(),
+            "installments": "1",
+            "save_card": "on",
+        },
+        user=user,
     )
     assert card_form.is_valid()
     card_form.pay(unpaid_order(user), 5000)

@@ -143,7 +143,8 @@ def test_create_with_a_card_encrypted_again_on_each_try_charges_once(
 
     def submit():
         # The customer's browser encrypts the card again on every submit.
-        card = {"encrypted": encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose Silva")}
+        blob = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose Silva")
+        card = {"encrypted": blob, "holder": {"name": "Jose Silva"}}
         return create_order(order_payload("buy-2", charges=[charge(500, card)]), client=client)
 
     caller = Caller([])

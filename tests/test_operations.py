@@ -346,7 +346,9 @@ def test_orderpay_sync_settles_a_pay_from_the_orders_new_charge(
     encrypted = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
     timeout(orderpay_emulator, f"/orders/{order.provider_id}/pay")
     with pytest.raises(OutcomeUnknown):
-        pay_order(order, [charge(500, {"encrypted": encrypted})])
+        pay_order(
+            order, [charge(500, {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}})]
+        )
     operation = Operation.objects.get(kind="pay")
     assert operation.replayable is False  # its card can't be sent again
 

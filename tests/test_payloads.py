@@ -47,7 +47,8 @@ SAMPLE_SPLIT_PAY = {
                 "type": "CREDIT_CARD",
                 "installments": 1,
                 "capture": True,
-                "card": {"encrypted": ENCRYPTED},
+                # The sample, and the holder's name PagBank asks for beside an encrypted card.
+                "card": {"encrypted": ENCRYPTED, "holder": {"name": "Jose da Silva"}},
             },
             "splits": {
                 "method": "FIXED",
@@ -59,6 +60,11 @@ SAMPLE_SPLIT_PAY = {
         }
     ]
 }
+
+
+def encrypted_card(**changes) -> Card:
+    """The SDK's blob and the holder's name typed beside it (PagBank asks for both)."""
+    return Card.from_encrypted(ENCRYPTED, holder="Jose da Silva", **changes)
 
 
 def paths_of(call) -> list[str]:
@@ -81,7 +87,7 @@ def test_pay_with_a_fixed_split_matches_the_sample():
                 reference_id="ch-2",
                 description="Marketplace",
                 amount=Amount(10000),
-                payment_method=PaymentMethod(card=Card.from_encrypted(ENCRYPTED)),
+                payment_method=PaymentMethod(card=encrypted_card()),
                 splits=Splits.fixed(Receiver(ACCOUNT_A, 7000), Receiver(ACCOUNT_B, 3000)),
             )
         ]
@@ -118,8 +124,17 @@ def test_deeplink_order_matches_the_sample():
 def test_two_step_order_has_no_charges_and_pays_later():
     body = order(charges=()).to_dict()
     assert "charges" not in body
-    pay = PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).to_dict()
-    assert pay["charges"][0]["payment_method"]["card"] == {"encrypted": ENCRYPTED}
+    pay = PayRequest([charge(card=encrypted_card())]).to_dict()
+    assert pay["charges"][0]["payment_method"]["card"] == {
+        "encrypted": ENCRYPTED,
+        "holder": {"name": "Jose da Silva"},
+    }
+
+
+def test_an_encrypted_card_without_its_holders_name_is_refused_naming_it():
+    with pytest.raises(ValidationError) as caught:
+        PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).to_dict()
+    assert caught.value.paths == [f"{CARD}.holder.name"]
 
 
 def test_store_on_the_payment_method_is_sent_inside_card_with_a_warning():
@@ -133,6 +148,15 @@ def test_store_on_the_payment_method_is_sent_inside_card_with_a_warning():
         "card": {"encrypted": ENCRYPTED, "store": True},
     }
     assert method.stores_card
+
+
+def test_store_given_twice_and_differently_is_refused_naming_it():
+    with pytest.warns(DeprecationWarning):
+        method = PaymentMethod(raw_card(store=True), store=False)
+
+    assert paths_of(lambda: order(charges=[charge(payment_method=method)]).to_dict()) == [
+        "charges[0].payment_method.store"
+    ]
 
 
 def test_store_in_a_dicts_payment_method_moves_into_card():
@@ -309,11 +333,6 @@ CARD = "charges[0].payment_method.card"
             ),
             "charges[0].payment_method.soft_descriptor",
         ),
-        pytest.param(
-            dict(charges=[charge(payment_method=PaymentMethod(raw_card(store=True), store=False))]),
-            "charges[0].payment_method.store",
-            marks=pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-        ),
         (dict(charges=[charge(raw_card(number="4111111111111112"))]), f"{CARD}.number"),
         (dict(charges=[charge(raw_card(number="41111111"))]), f"{CARD}.number"),
         (dict(charges=[charge(raw_card(exp_month="13"))]), f"{CARD}.exp_month"),
@@ -325,8 +344,14 @@ CARD = "charges[0].payment_method.card"
         (dict(charges=[charge(raw_card(holder=Holder("Jose", "1")))]), f"{CARD}.holder.tax_id"),
         (dict(charges=[charge(Card())]), CARD),
         (dict(charges=[charge(raw_card(id="CARD_X"))]), CARD),
-        (dict(charges=[charge(Card.from_encrypted("not base64!"))]), f"{CARD}.encrypted"),
-        (dict(charges=[charge(Card(encrypted=ENCRYPTED, exp_year="2030"))]), f"{CARD}.exp_year"),
+        (
+            dict(charges=[charge(Card.from_encrypted("not base64!", holder="Jose"))]),
+            f"{CARD}.encrypted",
+        ),
+        (
+            dict(charges=[charge(dataclasses.replace(encrypted_card(), exp_year="2030"))]),
+            f"{CARD}.exp_year",
+        ),
         (dict(charges=[charge(Card.token("TOKEN_X"))]), f"{CARD}.id"),
         (dict(charges=[charge(Card.token("CARD_X", security_code="1"))]), f"{CARD}.security_code"),
         (dict(charges=[charge(recurring=Recurring("SOMETIMES"))]), "charges[0].recurring.type"),
@@ -355,7 +380,7 @@ def test_an_invalid_field_is_named_by_its_path(change, path):
 
 def split_charge(splits: Splits, **changes) -> Charge:
     changes.setdefault("amount", 10000)
-    return charge(card=Card.from_encrypted(ENCRYPTED), splits=splits, **changes)
+    return charge(card=encrypted_card(), splits=splits, **changes)
 
 
 RECEIVERS = "charges[0].splits.receivers"

@@ -155,7 +155,9 @@ def test_an_unowned_token_is_nobodys(orderpay_emulator, buyer):
 def test_recurrence_initial_then_subsequent_from_the_token_alone(orderpay_emulator, buyer):
     encrypted = encrypt_card(get_public_key(), APPROVED_ELO, CVV, "12", "2030", "Jose da Silva")
     initial = {
-        **charge(1990, {"encrypted": encrypted, "store": True}),
+        **charge(
+            1990, {"encrypted": encrypted, "store": True, "holder": {"name": "Jose da Silva"}}
+        ),
         "recurring": {"type": "INITIAL"},
     }
     first = create_order(order_payload("plan-1", charges=[initial]), user=buyer).charges.get()

@@ -53,6 +53,7 @@ def test_an_explicit_client_always_fetches(unconfigured):
 def test_the_fetched_key_encrypts_cards_the_provider_decrypts(unconfigured):
     encrypted = encrypt_card(get_public_key(), APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
 
-    order = create_order(order_payload(charges=[charge(500, {"encrypted": encrypted})]))
+    card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
+    order = create_order(order_payload(charges=[charge(500, card)]))
 
     assert order.charges.get().status == "PAID"

@@ -92,7 +92,8 @@ def test_create_with_an_encrypted_card(orderpay_emulator):
     public_key = get_public_key()
     encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
 
-    order = create_order(order_payload(charges=[charge(500, {"encrypted": encrypted})]))
+    card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
+    order = create_order(order_payload(charges=[charge(500, card)]))
 
     row = order.charges.get()
     assert row.status == "PAID"

@@ -94,7 +94,9 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_an_unknown_outcome_not_a_cha
     def body():
         # Every encryption differs, as the browser SDK's do.
         encrypted = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
-        return order_payload(charges=[charge(500, {"encrypted": encrypted})])
+        return order_payload(
+            charges=[charge(500, {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}})]
+        )
 
     orderpay_emulator.inject_fault("timeout", delay=2, path_prefix="/orders")
     with pytest.raises(OutcomeUnknown) as first:
@@ -182,7 +184,8 @@ def foreign_public_key() -> str:
 
 
 def encrypted_card(key: str) -> dict:
-    return {"encrypted": encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")}
+    blob = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
 
 
 def test_a_refused_payment_does_not_lock_the_order_for_the_next_card(orderpay_emulator):

@@ -154,10 +154,25 @@ def test_card_inputs_have_no_name_so_the_raw_card_cannot_be_posted(key_configure
 
     card_inputs = [attrs for attrs in inputs if "data-orderpay-field" in attrs]
     assert [attrs["data-orderpay-field"] for attrs in card_inputs] == CARD_FIELDS
-    assert all("name" not in attrs for attrs in card_inputs)
+    # The holder's name is posted (no secret: PagBank asks for it beside the
+    # encrypted card); the number, expiry and security code never are.
+    secret = [attrs for attrs in card_inputs if attrs["data-orderpay-field"] != "holder"]
+    assert all("name" not in attrs for attrs in secret)
+    [holder] = [attrs for attrs in card_inputs if attrs["data-orderpay-field"] == "holder"]
+    assert holder["name"] == "holder_name"
     # What has a name is only what the server may receive.
     named = sorted(attrs["name"] for attrs in Elements(html).named())
-    assert named == ["encrypted_card", "installments"]
+    assert named == ["encrypted_card", "holder_name", "installments"]
+
+
+def test_a_refused_holder_name_is_shown_by_its_input_with_what_was_typed(key_configured):
+    form = CardPaymentForm({"holder_name": "Jose 2", "encrypted_card": "QUJD" * 86})
+    form.is_valid()
+
+    html = render("{% orderpay_card_form form %}", form=form)
+
+    assert 'value="Jose 2"' in html
+    assert "Type the name as printed on the card, letters only." in html
 
 
 def test_card_inputs_are_labelled_and_autofillable(key_configured):

@@ -79,7 +79,11 @@ class Card(Builder):
         holder: Holder | str | None = None,
         store: bool | None = None,
     ) -> Card:
-        """A card encrypted in the browser by the SDK (``encryptedCard``)."""
+        """A card encrypted in the browser by the SDK (``encryptedCard``).
+
+        ``holder`` (its name, as typed in the checkout) is required: PagBank asks
+        for ``card.holder.name`` beside an encrypted card. It is not a secret.
+        """
         return cls(
             encrypted=encrypted,
             security_code=security_code,
@@ -156,6 +160,9 @@ class Card(Builder):
         if kind != "raw":
             problems.digits(join(path, "security_code"), self.security_code, 3, 4, required=False)
             self._collect_holder(problems, path, required=False)
+        if kind == "encrypted" and not (isinstance(self.holder, Holder) and self.holder.name):
+            # PagBank: "Obrigatório para cobranças com 3DS e Criptografia".
+            problems.add(join(path, "holder.name"), "is required with an encrypted card")
         problems.boolean(join(path, "store"), self.store)
 
     def _collect_raw(self, problems: Problems, path: str) -> None:

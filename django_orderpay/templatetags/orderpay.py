@@ -127,6 +127,7 @@ class _Input:
         self.id = f"{prefix}-{field.replace('_', '-')}"
         self.error_id = self.id + "-error"
         self.attrs = attrs
+        self.errors: list[str] = []
 
     def tag(self) -> SafeString:
         attributes = " ".join(
@@ -145,8 +146,18 @@ class _Input:
 def orderpay_card_form(
     form: forms.Form | None = None, prefix: str = "orderpay-card"
 ) -> dict[str, Any]:
-    """The card inputs (no ``name``) and the fields of ``form`` (a ``CardPaymentForm``)."""
-    inputs = [_Input(field, str(label), attrs, prefix) for field, label, attrs in CARD_INPUTS]
+    """The card inputs and the fields of ``form`` (a ``CardPaymentForm``).
+
+    No card input has a ``name`` (nothing typed is posted) but the holder's,
+    when ``form`` has a ``holder_name`` field: the name is not a secret, and
+    PagBank asks for it beside the encrypted card.
+    """
+    inputs = [_Input(field, str(label), dict(attrs), prefix) for field, label, attrs in CARD_INPUTS]
+    if form is not None and "holder_name" in form.fields:
+        bound = form["holder_name"]
+        inputs[0].attrs["name"] = bound.html_name
+        inputs[0].attrs["value"] = bound.value() or ""
+        inputs[0].errors = list(bound.errors)
     return {
         "form": form,
         "prefix": prefix,

@@ -49,6 +49,10 @@ def pay(api, card, **charge_overrides):
     return response.json()["charges"][0]
 
 
+#: PagBank asks for the holder's name beside an encrypted card.
+HOLDER = {"name": "Jose da Silva"}
+
+
 def encrypted(api, number="4111111111111111", security_code="123", holder="Jose da Silva"):
     public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
     return encrypt_card(public_key, number, security_code, "12", "2030", holder)
@@ -208,7 +212,7 @@ def test_capture_false_is_authorized_with_capture_before_later(api):
 
 
 def test_encrypted_card_is_decrypted_and_paid(api):
-    charge = pay(api, {"encrypted": encrypted(api), "store": True})
+    charge = pay(api, {"encrypted": encrypted(api), "store": True, "holder": HOLDER})
 
     assert charge["status"] == "PAID"
     card = charge["payment_method"]["card"]
@@ -219,13 +223,13 @@ def test_encrypted_card_is_decrypted_and_paid(api):
 
 
 def test_encrypted_declined_card_follows_the_same_table(api):
-    charge = pay(api, {"encrypted": encrypted(api, "4929291898380766")})
+    charge = pay(api, {"encrypted": encrypted(api, "4929291898380766"), "holder": HOLDER})
 
     assert charge["status"] == "DECLINED"
 
 
 def test_encrypted_card_with_a_holder_beside_it_uses_that_holder(api):
-    card = {"encrypted": encrypted(api, security_code=""), "security_code": "123"}
+    card = {"encrypted": encrypted(api, security_code=""), "security_code": "123", "holder": HOLDER}
     card["holder"] = {"name": "Maria Souza"}
 
     charge = pay(api, card)
@@ -235,7 +239,9 @@ def test_encrypted_card_with_a_holder_beside_it_uses_that_holder(api):
 
 @pytest.mark.parametrize("blob", ["not base64!", "QUJD", "A" * 344])
 def test_a_bad_encrypted_blob_is_40002_naming_it(api, blob):
-    response = api.post("/orders", order_payload(charges=[charge_payload({"encrypted": blob})]))
+    response = api.post(
+        "/orders", order_payload(charges=[charge_payload({"encrypted": blob, "holder": HOLDER})])
+    )
 
     assert response.status_code == 400
     error = error_of(response)
@@ -252,7 +258,7 @@ def test_an_oaep_encrypted_card_is_decrypted_after_pkcs1_v15_fails(api, digest):
     plaintext = b"5240082975622454;123;12;2030;Jose da Silva;1700000000000"
     blob = base64.b64encode(key.encrypt(plaintext, oaep)).decode()
 
-    charge = pay(api, {"encrypted": blob, "store": True})
+    charge = pay(api, {"encrypted": blob, "store": True, "holder": HOLDER})
 
     assert charge["status"] == "PAID"
     card = charge["payment_method"]["card"]
@@ -271,7 +277,9 @@ def test_a_blob_whose_plaintext_is_not_the_sdks_is_40002(api):
         load_der_public_key(der).encrypt(b"4111111111111111;123", padding.PKCS1v15())
     ).decode()
 
-    response = api.post("/orders", order_payload(charges=[charge_payload({"encrypted": blob})]))
+    response = api.post(
+        "/orders", order_payload(charges=[charge_payload({"encrypted": blob, "holder": HOLDER})])
+    )
 
     assert response.status_code == 400
     assert error_of(response) == {
@@ -291,7 +299,9 @@ def test_a_blob_encrypted_for_another_key_is_40002(api):
     finally:
         other.close()
 
-    response = api.post("/orders", order_payload(charges=[charge_payload({"encrypted": blob})]))
+    response = api.post(
+        "/orders", order_payload(charges=[charge_payload({"encrypted": blob, "holder": HOLDER})])
+    )
 
     assert error_of(response)["parameter_name"] == "charges[0].payment_method.card.encrypted"
 
@@ -380,7 +390,7 @@ def test_installments_are_echoed(api):
 
 
 def test_elo_initial_recurrence_returns_a_15_digit_brand_reference_id_and_a_token(api):
-    card = {"encrypted": encrypted(api, "4514161122113757"), "store": True}
+    card = {"encrypted": encrypted(api, "4514161122113757"), "store": True, "holder": HOLDER}
 
     charge = pay(api, card, recurring={"type": "INITIAL"})
 
@@ -431,7 +441,8 @@ def test_subsequent_without_recurrence_id_or_original_amount_is_not_blocked(api)
         (raw_card(exp_year=None), "card.exp_year", "40001"),
         (raw_card(security_code="12"), "card.security_code", "40002"),
         (raw_card(security_code=None), "card.security_code", "40001"),
-        (raw_card(holder=None), "card.holder", "40001"),
+        (raw_card(holder=None), "card.holder.name", "40001"),
+        ({"encrypted": "QUJD"}, "card.holder.name", "40001"),  # PagBank asks for it
         (raw_card(holder={"name": "J0se"}), "card.holder.name", "40002"),
         (raw_card(holder={"name": "Jose", "tax_id": "123"}), "card.holder.tax_id", "40002"),
         (raw_card(store="yes"), "card.store", "40002"),
@@ -439,8 +450,8 @@ def test_subsequent_without_recurrence_id_or_original_amount_is_not_blocked(api)
         ({}, "card", "40002"),
         ({**raw_card(), "id": "CARD_00000000-0000-0000-0000-000000000000"}, "card", "40002"),
         ({"id": "not-a-token"}, "card.id", "40002"),
-        ({"encrypted": 12}, "card.encrypted", "40002"),
-        ({"encrypted": "QUJD", "exp_month": "12"}, "card.exp_month", "40002"),
+        ({"encrypted": 12, "holder": HOLDER}, "card.encrypted", "40002"),
+        ({"encrypted": "QUJD", "exp_month": "12", "holder": HOLDER}, "card.exp_month", "40002"),
         ("4111111111111111", "card", "40002"),
     ],
 )

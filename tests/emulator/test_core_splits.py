@@ -46,7 +46,8 @@ def pay_split(api, splits, card=None):
 def test_pay_with_a_fixed_split_links_the_split_record(api):
     # The sample: an encrypted card, receivers' values as strings.
     public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
-    card = {"encrypted": encrypt_card(public_key, "4111111111111111", "123", "12", "2030", "Jose")}
+    blob = encrypt_card(public_key, "4111111111111111", "123", "12", "2030", "Jose")
+    card = {"encrypted": blob, "holder": {"name": "Jose"}}
 
     response = pay_split(api, SAMPLE_SPLITS, card)
 

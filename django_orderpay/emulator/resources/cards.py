@@ -171,7 +171,7 @@ def _holder_name(card: dict[str, Any], path: str, *, required: bool) -> str | No
     where = field_path(path, "holder")
     if holder is None:
         if required:
-            raise errors.required(where)
+            raise errors.required(field_path(where, "name"))
         return None
     validate_holder(holder, where, name_required=required)
     return holder.get("name")
@@ -208,7 +208,8 @@ def resolve_card(card_json: Any, path: str, *, account: str, state: State) -> tu
         return Card(number, month, year, holder), store
 
     _only(card, path, source)
-    holder = _holder_name(card, path, required=False)
+    # PagBank: card.holder.name "Obrigatório para cobranças com 3DS e Criptografia".
+    holder = _holder_name(card, path, required=source == "encrypted")
     if source == "encrypted":
         where = field_path(path, "encrypted")
         blob = require_str(card, "encrypted", path)
