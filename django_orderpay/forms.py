@@ -16,7 +16,7 @@ import base64
 import binascii
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -75,6 +75,12 @@ def installment_choices(max_installments: int, amount: int | None = None) -> lis
             label = f"{count}x {format_cents(share)}"
         choices.append((count, label))
     return choices
+
+
+def _offer_installments(form: forms.Form, max_installments: int, amount: int | None) -> None:
+    """Set ``form``'s ``installments`` choices (see :func:`installment_choices`)."""
+    field = cast(forms.ChoiceField, form.fields["installments"])
+    field.choices = installment_choices(max_installments, amount)
 
 
 def _field_for(path: str, fields: Mapping[str, str]) -> str | None:
@@ -163,7 +169,7 @@ class CardPaymentForm(forms.Form):
         if not 1 <= max_installments <= rules.MAX_INSTALLMENTS:
             raise ValueError(f"max_installments must be 1 to {rules.MAX_INSTALLMENTS}")
         self.user = user
-        self.fields["installments"].choices = installment_choices(max_installments, amount)
+        _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]
 
@@ -215,7 +221,7 @@ class CardPaymentForm(forms.Form):
             soft_descriptor=soft_descriptor,
         )
         return payloads.Charge(
-            amount=amount,
+            amount=payloads.Amount(amount),
             payment_method=method,
             reference_id=reference_id,
             description=description,
@@ -273,16 +279,21 @@ class SavedCardForm(forms.Form):
         self.user = user
         tokens = CardToken.objects.none()
         if user.is_authenticated:
-            tokens = CardToken.objects.filter(user=user).order_by("-created_at", "-pk")
-        self.fields["card_token"].queryset = tokens
+            tokens = CardToken.objects.filter(user_id=user.pk).order_by("-created_at", "-pk")
+        self._token_field.queryset = tokens
         newest = tokens.first()
         if newest is not None:
             self.initial.setdefault("card_token", newest.pk)  # the card used last, chosen
-        self.fields["installments"].choices = installment_choices(max_installments, amount)
+        _offer_installments(self, max_installments, amount)
+
+    @property
+    def _token_field(self) -> CardTokenChoiceField:
+        return cast(CardTokenChoiceField, self.fields["card_token"])
 
     @property
     def has_cards(self) -> bool:
-        return self.fields["card_token"].queryset.exists()
+        tokens = self._token_field.queryset
+        return tokens is not None and tokens.exists()
 
     def pay(self, order: Order, amount: int, *, capture: bool = True) -> Order | None:
         """Pay ``order`` with the chosen card (``services.pay_with_card_token``).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 from django_orderpay import rules
 from django_orderpay.exceptions import FieldError, ValidationError
@@ -25,7 +25,7 @@ def index(path: str, position: int) -> str:
     return f"{path}[{position}]"
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     """A real integer: ``True`` and ``5.0`` are not."""
     return isinstance(value, int) and not isinstance(value, bool)
 

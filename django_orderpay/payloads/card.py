@@ -15,7 +15,7 @@ _BASE64 = r"[A-Za-z0-9+/]+={0,2}"
 _CARD_TOKEN = r"CARD_[0-9A-Za-z-]+"
 
 
-def _month(value: str | int | None) -> str | None:
+def _month(value: Any) -> Any:
     """``12`` or ``"1"`` -> the provider's two-digit month; anything else is left to validation."""
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:02d}"
@@ -24,7 +24,7 @@ def _month(value: str | int | None) -> str | None:
     return value
 
 
-def _year(value: str | int | None) -> str | None:
+def _year(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return value

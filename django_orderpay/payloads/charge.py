@@ -232,7 +232,7 @@ class Charge(Builder):
         # Any bare value becomes an Amount, so a float or Decimal is reported at
         # ``amount.value`` as money (refused, never rounded), like an int is accepted there.
         if self.amount is not None and not isinstance(self.amount, Amount):
-            object.__setattr__(self, "amount", Amount(self.amount))  # type: ignore[arg-type]
+            object.__setattr__(self, "amount", Amount(self.amount))
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(

@@ -157,7 +157,7 @@ def orderpay_card_form(
         bound = form["holder_name"]
         inputs[0].attrs["name"] = bound.html_name
         inputs[0].attrs["value"] = bound.value() or ""
-        inputs[0].errors = list(bound.errors)
+        inputs[0].errors = [str(error) for error in bound.errors]
     return {
         "form": form,
         "prefix": prefix,

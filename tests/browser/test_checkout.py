@@ -189,9 +189,16 @@ def test_card_encrypted_in_the_browser_is_paid_and_shown_paid(shopper, shop, tra
     )
     screenshot(shopper, "status-paid")
 
-    # Only the encrypted card was posted, and it is the card the shopper typed.
+    # Only the encrypted card and the holder's name (no secret: PagBank asks for it)
+    # were posted, and the card is the one the shopper typed.
     (posted,) = traffic.posts("/pay/card/")
-    assert sorted(posted) == ["csrfmiddlewaretoken", "encrypted_card", "installments"]
+    assert sorted(posted) == [
+        "csrfmiddlewaretoken",
+        "encrypted_card",
+        "holder_name",
+        "installments",
+    ]
+    assert posted["holder_name"] == ["José da Silva"]
     # Playing the provider's side: what the browser encrypted is what the shopper typed.
     card = decrypt_card(shop.provider.emulator.private_key, posted["encrypted_card"][0])
     assert (card.number, card.security_code, card.exp_month, card.exp_year) == (

@@ -297,7 +297,11 @@ def test_an_order_paid_with_the_browser_encrypted_card(
         reference_id="ch-browser-1",
         description="Pedido ex-browser-1",
         payment_method=samples.payment_method(
-            card={"encrypted": encrypted["encryptedCard"], "store": True}
+            card={
+                "encrypted": encrypted["encryptedCard"],
+                "store": True,
+                "holder": {"name": "Jose da Silva"},
+            }
         ),
     )
     order = samples.order_request(

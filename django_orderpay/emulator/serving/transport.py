@@ -14,14 +14,14 @@ import io
 import time
 from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 import requests
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
-from urllib3 import HTTPResponse
+from urllib3 import HTTPHeaderDict, HTTPResponse
 from urllib3.exceptions import ProtocolError
 
 from .http import Request, Response
@@ -150,7 +150,7 @@ class EmulatorAdapter(BaseAdapter):
             headers.append(("Content-Length", str(len(answer.body))))
         raw = HTTPResponse(
             body=io.BytesIO(answer.body),
-            headers=headers,
+            headers=HTTPHeaderDict(headers),
             status=answer.status,
             reason=reason,
             preload_content=False,
@@ -165,7 +165,7 @@ class EmulatorAdapter(BaseAdapter):
         response.reason = reason
         response.url = request.url or ""
         response.request = request
-        response.connection = self
+        response.connection = cast(Any, self)  # an adapter of its own, not an HTTPAdapter
         response.elapsed = elapsed
         return response
 

@@ -21,7 +21,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from socketserver import ThreadingMixIn
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 from wsgiref.util import application_uri
 
@@ -218,7 +218,7 @@ class _DroppableServerHandler(ServerHandler):
             return
         # Still close the app's iterable: WSGI frameworks release resources there
         # (Django sends request_finished).
-        close = getattr(self.result, "close", None)
+        close = getattr(getattr(self, "result", None), "close", None)
         if close is not None:
             close()
 
@@ -253,10 +253,17 @@ class EmulatorRequestHandler(WSGIRequestHandler):
         if not self.parse_request():
             return
         handler = _DroppableServerHandler(
-            self.rfile, self.wfile, self.get_stderr(), self.get_environ(), multithread=True
+            self.rfile,
+            cast(IO[bytes], self.wfile),
+            self.get_stderr(),
+            self.get_environ(),
+            multithread=True,
         )
         handler.request_handler = self
-        handler.run(self.server.get_app())
+        app = self.server.get_app()
+        if app is None:  # set_app() is called before serving: a bug of ours if not
+            raise RuntimeError("the emulator server has no WSGI app")
+        handler.run(app)
         if self.drop_requested:
             self.log_message('"%s" dropped (reset fault)', self.requestline)
             # Linger 0 turns the close into a TCP RST: the client reads "connection reset".
@@ -306,15 +313,22 @@ class EmulatorServer(ThreadingMixIn, WSGIServer):
         return f"http://{host}:{port}"
 
 
+class _EmulatorServer6(EmulatorServer):
+    """The same server on an IPv6 address."""
+
+    address_family = socket.AF_INET6
+
+
+_IPV6_SERVER = _EmulatorServer6
+
+
 def make_server(
     app: WSGIApplication, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = False
 ) -> EmulatorServer:
     """A bound (not yet serving) :class:`EmulatorServer` for any WSGI app; port 0 picks one."""
-    server_class = EmulatorServer
+    server_class: type[EmulatorServer] = EmulatorServer
     if ":" in host:
-        server_class = type(
-            "EmulatorServer6", (EmulatorServer,), {"address_family": socket.AF_INET6}
-        )
+        server_class = _IPV6_SERVER
     server = server_class((host, port), EmulatorRequestHandler)
     server.quiet = quiet
     server.set_app(app)

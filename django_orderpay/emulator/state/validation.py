@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from django_orderpay import rules
 
@@ -80,6 +80,16 @@ def require_object(value: Any, path: str) -> dict[str, Any]:
     return value
 
 
+@overload
+def require_object_field(
+    data: Mapping[str, Any], key: str, path: str, *, optional: Literal[False] = False
+) -> dict[str, Any]: ...
+@overload
+def require_object_field(
+    data: Mapping[str, Any], key: str, path: str, *, optional: bool
+) -> dict[str, Any] | None: ...
+
+
 def require_object_field(
     data: Mapping[str, Any], key: str, path: str, *, optional: bool = False
 ) -> dict[str, Any] | None:
@@ -101,6 +111,30 @@ def check_str(value: Any, path: str, *, limit: Limit = None, pattern: Pattern = 
     if pattern is not None and not re.fullmatch(pattern, value):
         raise errors.invalid(path)
     return value
+
+
+@overload
+def require_str(
+    data: Mapping[str, Any],
+    key: str,
+    path: str,
+    *,
+    limit: Limit = None,
+    pattern: Pattern = None,
+    choices: Iterable[str] | None = None,
+    optional: Literal[False] = False,
+) -> str: ...
+@overload
+def require_str(
+    data: Mapping[str, Any],
+    key: str,
+    path: str,
+    *,
+    limit: Limit = None,
+    pattern: Pattern = None,
+    choices: Iterable[str] | None = None,
+    optional: bool,
+) -> str | None: ...
 
 
 def require_str(
