@@ -26,6 +26,7 @@ from django_orderpay import payloads, rules, services
 from django_orderpay.exceptions import (
     ErrorMessage,
     OrderPayError,
+    OutcomeUnknown,
     ProviderError,
     ProviderUnavailable,
     ValidationError,
@@ -56,6 +57,11 @@ SAVED_CARD_FORM_FIELDS: Mapping[str, str] = {
 UNAVAILABLE_MESSAGE = _(
     "The payment service did not answer. Nothing was confirmed; please try again in a moment."
 )
+#: A payment whose answer never came: it may have gone through.
+OUTCOME_UNKNOWN_MESSAGE = _(
+    "The payment service did not answer in time, so your payment may have gone through. "
+    "Please don't pay again yet: this page shows the payment once it is confirmed."
+)
 
 
 def installment_choices(max_installments: int, amount: int | None = None) -> list[tuple[int, str]]:
@@ -75,6 +81,13 @@ def installment_choices(max_installments: int, amount: int | None = None) -> lis
             label = f"{count}x {format_cents(share)}"
         choices.append((count, label))
     return choices
+
+
+def _may_have_charged(error: OutcomeUnknown) -> bool:
+    """Whether the unanswered call could have charged (an order made without charges can't)."""
+    operation = error.operation
+    body = getattr(operation, "body", None) or {}
+    return getattr(operation, "kind", "") != "create" or bool(body.get("charges"))
 
 
 def _offer_installments(form: forms.Form, max_installments: int, amount: int | None) -> None:
@@ -97,6 +110,15 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
     Messages name the field and say what to do; they carry nothing of the card
     (the exceptions never do: see ``django_orderpay.exceptions``).
     """
+    if isinstance(error, OutcomeUnknown) and _may_have_charged(error):
+        # Not a refusal: the provider may have charged. Paying again is safe (the
+        # operation keeps its key), but the shopper should wait and see.
+        logger.warning(
+            "payment outcome unknown (operation %s)", getattr(error.operation, "pk", None)
+        )
+        form.outcome_unknown = error  # type: ignore[attr-defined]
+        form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
+        return
     if isinstance(error, ValidationError):
         problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]
     elif isinstance(error, ProviderUnavailable):

@@ -819,3 +819,21 @@ def test_a_company_with_an_alphanumeric_cnpj_checks_out(client, products):
     purchase = check_out(client, products, customer_tax_id="12.abc.345/01de-35")
 
     assert purchase.customer_tax_id == "12ABC34501DE35"
+
+
+def test_a_payment_without_an_answer_sends_the_shopper_to_the_status_page(
+    client, products, shop, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0, "TIMEOUT": 0.3}
+    purchase = check_out(client, products)
+    client.get(reverse("shop:pay", args=[purchase.reference]))
+    # The charge goes through at the provider; its answer is lost.
+    shop.inject_fault("timeout", delay=1, path_prefix="/orders/")
+
+    response = pay_card(client, purchase)
+
+    assert response.status_code == 302
+    assert response["Location"] == purchase.get_absolute_url()
+    page = client.get(response["Location"]).content.decode()
+    assert "may have gone through" in page
+    assert "don&#x27;t pay again yet" in page or "don't pay again yet" in page

@@ -179,6 +179,10 @@ def pay_card(request: HttpRequest, reference: str) -> HttpResponse:
             )
             if paid is not None:
                 return redirect(purchase)
+            if getattr(form, "outcome_unknown", None) is not None:
+                # It may have been charged: the status page follows it, the form can't.
+                messages.warning(request, form.non_field_errors()[0])
+                return redirect(purchase)
     return _pay_page(request, purchase, card_form=form)
 
 
@@ -199,6 +203,9 @@ def pay_saved_card(request: HttpRequest, reference: str) -> HttpResponse:
             add_payment_error(form, error, SAVED_CARD_FORM_FIELDS)
         else:
             if form.pay(order, total) is not None:
+                return redirect(purchase)
+            if getattr(form, "outcome_unknown", None) is not None:
+                messages.warning(request, form.non_field_errors()[0])
                 return redirect(purchase)
     return _pay_page(request, purchase, saved_form=form)
 
