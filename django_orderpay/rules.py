@@ -46,6 +46,7 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "city": (1, 90),
     "soft_descriptor": (1, 22),
     "item.reference_id": (1, 255),
+    "instruction_line": (1, 75),
 }
 #: Each installment of a card charge is at least R$ 5,00.
 MIN_INSTALLMENT: Final = 500

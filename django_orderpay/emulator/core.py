@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from .control import plane
 from .control.notifier import Notifier
-from .resources import keys, orders, pagpay
+from .resources import boleto, keys, orders, pagpay, pix, pix_payment
 from .resources.charges import cancel_charge, capture_charge, get_charge
 from .serving.http import Request, Response
 from .state import errors
@@ -74,6 +74,13 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/charges/{id}", get_charge),
     Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
     Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
+    Route("POST", "/pix/pay/{id}", pix_payment.simulate_payment, body_optional=True),
+    Route("GET", "/qrcode/{id}/png", pix.qr_png, OPEN),
+    Route("GET", "/qrcode/{id}/base64", pix.qr_base64, OPEN),
+    Route("GET", "/boletos/{id}", boleto.boleto_page, OPEN),
+    Route("GET", "/boletos/{id}/pdf", boleto.boleto_pdf, OPEN),
+    Route("GET", "/boletos/{id}/png", boleto.boleto_png, OPEN),
+    Route("POST", "/boletos/{id}/pay", boleto.pay_from_page, OPEN, body_optional=True),
     Route("GET", "/splits/{id}", keys.get_split),
     Route("POST", "/splits/{id}/custody/release", keys.release_custody),
     Route("POST", "/public-keys", keys.create_public_key),
@@ -89,6 +96,10 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route("POST", "/_emulator/notifications/drop", plane.drop_notifications, CONTROL),
     Route("POST", "/_emulator/charges/{id}/resolve", plane.resolve_charge, CONTROL),
+    Route(
+        "POST", "/_emulator/qr_codes/{id}/pay", pix_payment.pay_from_control_plane, CONTROL, True
+    ),
+    Route("POST", "/_emulator/boletos/{id}/pay", boleto.pay_from_control_plane, CONTROL, True),
     Route("GET", "/_emulator/clock", plane.get_clock, CONTROL),
     Route("POST", "/_emulator/clock", plane.move_clock, CONTROL),
     Route("GET", "/_emulator/faults", plane.list_faults, CONTROL),
@@ -274,6 +285,9 @@ class Emulator:
                     raise SimulationError.bad_request("body must be a JSON object") from None
                 raise
             call = Call(request, params, payload, account, self.clock.now())
+            if route.locked:
+                # Boletos past due are cancelled (and notified) before anyone looks.
+                boleto.expire_boletos(self._state, call.now, call.base_url)
             return route.handler(self._state, call)
         except (ProviderError, SimulationError) as error:
             return error.to_response()

@@ -192,7 +192,7 @@ def test_json_with_a_charset_is_accepted(api):
             "40002",
         ),
         (
-            {"charges": [charge_payload(type="BOLETO")]},
+            {"charges": [charge_payload(type="CASH")]},
             "charges[0].payment_method.type",
             "40002",
         ),

@@ -10,6 +10,7 @@ import math
 from datetime import datetime
 from typing import Any
 
+from ..resources.boleto import expire_boletos
 from ..resources.charges import find_charge, resolve_analysis
 from ..resources.render import charge_json, notify_order
 from ..serving.http import Response
@@ -156,6 +157,8 @@ def move_clock(state: State, call: Call) -> Response:
             state.clock.set(parsed)
         except ValueError:
             raise errors.invalid("now", "clock_out_of_range") from None
+    # What the new time ends (a boleto past due) happens now, with its notification.
+    expire_boletos(state, state.clock.now(), call.base_url)
     return Response.json(200, clock_state(state))
 
 

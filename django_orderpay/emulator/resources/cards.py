@@ -15,7 +15,7 @@ from typing import Any
 from django_orderpay import rules
 from django_orderpay.cardcrypto import CardDecryptionError
 
-from ..state import errors
+from ..state import errors, ids
 from ..state.store import State
 from ..state.validation import (
     field_path,
@@ -73,6 +73,14 @@ class Outcome:
 
 
 SUCCESS = Outcome(APPROVED, "20000", "SUCESSO", "00")
+
+
+def settled_response() -> dict[str, Any]:
+    """``payment_response`` of a payment no card network took part in (Pix, boleto):
+    code, message and PagBank's reference, no ``raw_data``."""
+    return {"code": SUCCESS.code, "message": SUCCESS.message, "reference": ids.nsu()}
+
+
 #: Issuer refusal, reason 51 (insufficient funds), as the sandbox's declined cards answer.
 ISSUER_DECLINED = Outcome(DECLINED, "20003", "NAO AUTORIZADA", "51")
 #: Issuer refusal of an expired card (reason 54, "expired card").

@@ -18,8 +18,10 @@ from ..serving.http import Response
 from ..state import errors, ids
 from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
 from ..state.validation import reject_unknown, validate_amount
+from .boleto import BoletoRequest, execute_boleto
 from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
 from .payment import ChargeRequest
+from .pix import check_refund_window
 from .render import charge_json, notify_order
 from .splits import validate_refund_splits
 
@@ -118,9 +120,14 @@ def add_charge(
 
 
 def execute(
-    state: State, order: OrderRecord, request: ChargeRequest, now: datetime
+    state: State, order: OrderRecord, request: ChargeRequest | BoletoRequest, now: datetime
 ) -> ChargeRecord:
-    """Send one checked charge request to the (emulated) network; store its card if asked."""
+    """Send one checked charge request to the (emulated) network; store its card if asked.
+
+    A boleto is issued instead: WAITING for its payer.
+    """
+    if isinstance(request, BoletoRequest):
+        return execute_boleto(state, order, request, now)
     card = request.card
     token_id = card.token
     if request.store and token_id is None:
@@ -255,5 +262,6 @@ def cancel_charge(state: State, call: Call) -> Response:
             raise errors.invalid("splits", "charge_has_no_split")
         refund = requested if requested is not None else charge.paid - charge.refunded
         validate_refund_splits(call.payload["splits"], split.splits, refund)
+    check_refund_window(charge, call.now)
     cancel(charge, requested, partial_status=state.options.partial_refund_status)
     return _changed(state, call, charge)

@@ -1,4 +1,4 @@
-"""Orders: create (with charges, a deeplink or neither), get, pay."""
+"""Orders: create (with charges, or with Pix QR codes and/or a deeplink, or neither), get, pay."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..state.validation import (
 from .charges import execute
 from .deeplinks import build_deeplink, validate_deep_links
 from .payment import parse_charges
+from .pix import build_qr_codes, validate_qr_codes
 from .render import notify_order, order_json
 
 ORDER_KEYS = frozenset(
@@ -31,6 +32,7 @@ ORDER_KEYS = frozenset(
         "charges",
         "deep_links",
         "metadata",
+        "qr_codes",
     }
 )
 #: A charge in one of these states holds (or may still take) the buyer's money:
@@ -64,6 +66,11 @@ def create_order(state: State, call: Call) -> Response:
     metadata = validate_metadata(body.get("metadata"))
     if body.get("charges") is not None and body.get("deep_links") is not None:
         raise errors.invalid("deep_links", "deep_links_not_allowed_with_charges")
+    if body.get("charges") is not None and body.get("qr_codes") is not None:
+        raise errors.invalid("qr_codes", "qr_codes_not_allowed_with_charges")
+    qr_codes = []
+    if body.get("qr_codes") is not None:
+        qr_codes = validate_qr_codes(body["qr_codes"], now=call.now)
     requests = []
     if body.get("charges") is not None:
         requests = parse_charges(body["charges"], account=call.merchant, state=state)
@@ -88,6 +95,7 @@ def create_order(state: State, call: Call) -> Response:
         )
         state.deeplinks[deeplink.id] = deeplink
         order.deeplink_id = deeplink.id
+    build_qr_codes(state, order, qr_codes)
     for request in requests:
         execute(state, order, request, call.now)
     if requests:

@@ -25,18 +25,28 @@ from ..state.validation import (
     validate_holder,
     validate_metadata,
 )
+from .boleto import BoletoRequest, parse_boleto_charge
 from .cards import Card, resolve_card
 from .splits import validate_splits
 
 CHARGE_KEYS = frozenset(
-    {"reference_id", "description", "amount", "payment_method", "recurring", "splits", "metadata"}
+    {
+        "reference_id",
+        "description",
+        "amount",
+        "payment_method",
+        "recurring",
+        "splits",
+        "metadata",
+        "payment_instructions",
+    }
 )
 PAYMENT_METHOD_KEYS = frozenset(
     {"type", "installments", "capture", "store", "card", "soft_descriptor", "holder"}
 )
 
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
-PAYMENT_METHOD_TYPES = ("CREDIT_CARD",)
+PAYMENT_METHOD_TYPES = ("CREDIT_CARD", "BOLETO")
 #: What the provider prints on the statement when the merchant sends none
 #: (the merchant's registered name in production; the samples show this one).
 DEFAULT_SOFT_DESCRIPTOR = "LOJAEXEMPLO"
@@ -93,7 +103,9 @@ def _installments(method: dict[str, Any], path: str, amount: int, state: State) 
     return installments or 1
 
 
-def parse_charge(value: Any, path: str, *, account: str, state: State) -> ChargeRequest:
+def parse_charge(
+    value: Any, path: str, *, account: str, state: State
+) -> ChargeRequest | BoletoRequest:
     """Check ``charges[i]`` and resolve its card; every failure names its field."""
     charge = require_object(value, path)
     reject_unknown(charge, CHARGE_KEYS, path)
@@ -102,11 +114,28 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
     amount_path = field_path(path, "amount")
     amount = validate_amount(charge.get("amount"), amount_path)
     currency = charge["amount"].get("currency") or "BRL"
+    metadata = validate_metadata(charge.get("metadata"), field_path(path, "metadata"))
 
     method_path = field_path(path, "payment_method")
     method = require_object(charge.get("payment_method"), method_path)
+    kind = require_str(method, "type", method_path, choices=PAYMENT_METHOD_TYPES)
+    if kind == "BOLETO":
+        for key in ("recurring", "splits"):
+            if charge.get(key) is not None:
+                raise errors.invalid(field_path(path, key), "not_allowed_with_boleto")
+        return parse_boleto_charge(
+            charge,
+            method,
+            method_path,
+            path,
+            reference_id=reference_id,
+            description=description,
+            metadata=metadata,
+            now=state.clock.now(),
+        )
+    if charge.get("payment_instructions") is not None:
+        raise errors.invalid(field_path(path, "payment_instructions"), "only_for_boleto")
     reject_unknown(method, PAYMENT_METHOD_KEYS, method_path)
-    require_str(method, "type", method_path, choices=PAYMENT_METHOD_TYPES)
     installments = _installments(method, method_path, amount, state)
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)
@@ -117,7 +146,6 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
     if method.get("holder") is not None:
         validate_holder(method["holder"], field_path(method_path, "holder"))
         holder = dict(method["holder"])
-    metadata = validate_metadata(charge.get("metadata"), field_path(path, "metadata"))
     card, store_in_card = resolve_card(
         method.get("card"), field_path(method_path, "card"), account=account, state=state
     )
@@ -155,7 +183,7 @@ def parse_charge(value: Any, path: str, *, account: str, state: State) -> Charge
 
 def parse_charges(
     value: Any, path: str = "charges", *, account: str, state: State
-) -> list[ChargeRequest]:
+) -> list[ChargeRequest | BoletoRequest]:
     """A non-empty list of charge requests."""
     if value is None:
         raise errors.required(path)

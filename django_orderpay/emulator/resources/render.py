@@ -15,6 +15,8 @@ from django_orderpay.cardcrypto import authenticity_token
 
 from ..state.clock import timestamp
 from ..state.store import ChargeRecord, OrderRecord, SplitRecord, State
+from .boleto import boleto_links
+from .pix import qr_code_json
 from .splits import COMPLETED, build_split_record
 
 CANCELLABLE = ("AUTHORIZED", "PAID")
@@ -26,9 +28,11 @@ def link(rel: str, href: str, method: str) -> dict[str, str]:
 
 
 def charge_links(charge: ChargeRecord, base_url: str) -> list[dict[str, str]]:
-    """SELF; CHARGE.CANCEL while AUTHORIZED or PAID; CHARGE.CAPTURE while AUTHORIZED; SPLIT."""
+    """A boleto's PDF and PNG first; SELF; CHARGE.CANCEL while AUTHORIZED or PAID;
+    CHARGE.CAPTURE while AUTHORIZED; SPLIT."""
     href = f"{base_url}/charges/{charge.id}"
-    links = [link("SELF", href, "GET")]
+    links = boleto_links(charge, base_url) if charge.boleto_code is not None else []
+    links.append(link("SELF", href, "GET"))
     if charge.status in CANCELLABLE:
         links.append(link("CHARGE.CANCEL", f"{href}/cancel", "POST"))
     if charge.status == "AUTHORIZED":
@@ -67,6 +71,8 @@ def charge_json(
     answer["payment_method"] = method
     if charge.recurring is not None:
         answer["recurring"] = dict(charge.recurring)
+    if charge.payment_instructions is not None:
+        answer["payment_instructions"] = copy.deepcopy(charge.payment_instructions)
     if charge.metadata is not None:
         answer["metadata"] = dict(charge.metadata)
     if order is not None:
@@ -87,6 +93,8 @@ def order_json(state: State, order: OrderRecord, base_url: str) -> dict[str, Any
             answer[key] = copy.deepcopy(value)
     if order.deeplink_id is not None:
         answer["deep_links"] = [state.deeplinks[order.deeplink_id].to_response()]
+    if order.qr_code_ids:
+        answer["qr_codes"] = [qr_code_json(state.qr_codes[q], base_url) for q in order.qr_code_ids]
     if order.charge_ids:
         answer["charges"] = [charge_json(state.charges[cid], base_url) for cid in order.charge_ids]
     answer["notification_urls"] = list(order.notification_urls)

@@ -9,7 +9,7 @@ one lock around every call that touches a :class:`State`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from ..control.faults import Faults
@@ -64,6 +64,11 @@ class ChargeRecord:
     recurring: dict[str, Any] | None = None
     split_id: str | None = None
     metadata: dict[str, Any] | None = None
+    #: A boleto's 44-digit barcode (its typeable line is in ``payment_method``).
+    boleto_code: str | None = None
+    #: The last day a boleto can be paid (it is cancelled after it, by the clock).
+    due_date: date | None = None
+    payment_instructions: dict[str, Any] | None = None
     #: Brand of the card (None for a balance payment): an approval after
     #: analysis still needs to know whether the Elo NRID is due.
     brand: str | None = None
@@ -97,6 +102,25 @@ class OrderRecord:
     charge_ids: list[str] = field(default_factory=list)
     deeplink_id: str | None = None
     metadata: dict[str, Any] | None = None
+    qr_code_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class QrCodeRecord:
+    """A Pix QR code of an order: one payment of ``amount``, until ``expires_at``."""
+
+    id: str
+    order_id: str
+    account: str
+    amount: int
+    expires_at: datetime
+    arrangements: list[str]
+    text: str
+    #: The charge its payment made (None while unpaid).
+    charge_id: str | None = None
+
+    def is_expired(self, now: datetime) -> bool:
+        return now >= self.expires_at
 
 
 @dataclass
@@ -116,6 +140,9 @@ class State:
     cards: dict[str, StoredCard] = field(default_factory=dict)
     splits: dict[str, SplitRecord] = field(default_factory=dict)
     deeplinks: dict[str, Deeplink] = field(default_factory=dict)
+    qr_codes: dict[str, QrCodeRecord] = field(default_factory=dict)
+    #: Boleto charges still WAITING, by charge id: the clock cancels them after their due date.
+    waiting_boletos: set[str] = field(default_factory=set)
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
 
     def token_of(self, account: str) -> str | None:
@@ -132,6 +159,8 @@ class State:
         self.cards.clear()
         self.splits.clear()
         self.deeplinks.clear()
+        self.qr_codes.clear()
+        self.waiting_boletos.clear()
         self.idempotency.clear()
 
 

@@ -1,0 +1,316 @@
+"""Boleto: a charge that WAITS for the payer, its barcode, its files, its payment and expiry.
+
+``payment_method{type: BOLETO, boleto{due_date, instruction_lines?, holder}}``
+makes a WAITING charge whose ``boleto`` carries an id, the 47-digit typeable
+line (``barcode``, as PagBank names it) and its printed form; its first two
+``links`` are the PDF and the PNG. The payer pays it later (the control plane,
+or the button of the emulator's boleto page), which makes it PAID and
+notifies the order; the clock cancels it (and notifies) once its due date
+has passed unpaid. A paid boleto is refunded as any PAID charge.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..serving.http import Response
+from ..state import errors, ids
+from ..state.clock import PROVIDER_TZ
+from ..state.store import Call, ChargeRecord, OrderRecord, State
+from ..state.validation import (
+    field_path,
+    reject_unknown,
+    require_object,
+    require_str,
+    require_tax_id,
+    validate_address,
+    validate_amount,
+)
+from . import barcode as bars
+from .cards import settled_response
+
+BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder"})
+INSTRUCTION_KEYS = frozenset({"line_1", "line_2"})
+BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
+PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
+PENALTY_KEYS = frozenset({"date", "value", "percentage"})
+#: How far ahead a due date may be (our bound; PagBank documents none).
+LONGEST_TERM = dt.timedelta(days=365)
+
+
+@dataclass(frozen=True)
+class BoletoRequest:
+    """A checked boleto charge request."""
+
+    reference_id: str | None
+    description: str | None
+    amount: int
+    currency: str
+    due_date: dt.date
+    boleto: dict[str, Any]
+    payment_instructions: dict[str, Any] | None
+    metadata: dict[str, Any] | None = None
+
+
+def _due_date(boleto: dict[str, Any], path: str, now: datetime) -> dt.date:
+    where = field_path(path, "due_date")
+    text = require_str(boleto, "due_date", path, pattern=r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+    try:
+        due = dt.date.fromisoformat(text)
+    except ValueError:
+        raise errors.invalid(where) from None
+    today = now.astimezone(PROVIDER_TZ).date()
+    if due < today:
+        raise errors.invalid(where, "due_date_must_not_be_in_the_past")
+    if due > today + LONGEST_TERM:
+        raise errors.invalid(where, "due_date_too_far")
+    return due
+
+
+def validate_boleto(value: Any, path: str, now: datetime) -> tuple[dt.date, dict[str, Any]]:
+    """``payment_method.boleto``: the due date, instruction lines and the payer (holder)."""
+    boleto = require_object(value, path)
+    reject_unknown(boleto, BOLETO_KEYS, path)
+    due = _due_date(boleto, path, now)
+    if boleto.get("instruction_lines") is not None:
+        lines_path = field_path(path, "instruction_lines")
+        lines = require_object(boleto["instruction_lines"], lines_path)
+        reject_unknown(lines, INSTRUCTION_KEYS, lines_path)
+        for key in sorted(INSTRUCTION_KEYS):
+            require_str(lines, key, lines_path, limit="instruction_line", optional=True)
+    holder_path = field_path(path, "holder")
+    holder = require_object(boleto.get("holder"), holder_path)
+    reject_unknown(holder, BOLETO_HOLDER_KEYS, holder_path)
+    require_str(holder, "name", holder_path, limit="customer.name")
+    require_tax_id(holder, "tax_id", holder_path)
+    require_str(holder, "email", holder_path, limit="email", pattern=r"[^@\s]+@[^@\s]+\.[^@\s]+")
+    validate_address(holder.get("address"), field_path(holder_path, "address"))
+    return due, boleto
+
+
+def validate_payment_instructions(value: Any, path: str) -> dict[str, Any] | None:
+    """``payment_instructions{fine?, interest?, discount?}``: accepted and echoed (PagBank's
+    sandbox is reported to drop them; the emulator keeps them, and applies none)."""
+    if value is None:
+        return None
+    instructions = require_object(value, path)
+    reject_unknown(instructions, PAYMENT_INSTRUCTIONS_KEYS, path)
+    for key in sorted(PAYMENT_INSTRUCTIONS_KEYS):
+        if instructions.get(key) is None:
+            continue
+        part_path = field_path(path, key)
+        part = require_object(instructions[key], part_path)
+        reject_unknown(part, PENALTY_KEYS, part_path)
+        require_str(part, "date", part_path, pattern=r"[0-9]{4}-[0-9]{2}-[0-9]{2}", optional=True)
+        for number in ("value", "percentage"):
+            amount = part.get(number)
+            if amount is not None and (
+                isinstance(amount, bool) or not isinstance(amount, int) or amount < 0
+            ):
+                raise errors.invalid(field_path(part_path, number))
+    return dict(instructions)
+
+
+def parse_boleto_charge(
+    charge: dict[str, Any],
+    method: dict[str, Any],
+    method_path: str,
+    path: str,
+    *,
+    reference_id: str | None,
+    description: str | None,
+    metadata: dict[str, Any] | None,
+    now: datetime,
+) -> BoletoRequest:
+    """A ``BOLETO`` charge: no card, no installments, no capture; a due date and a payer."""
+    reject_unknown(method, {"type", "boleto"}, method_path)
+    amount = validate_amount(charge.get("amount"), field_path(path, "amount"))
+    due, boleto = validate_boleto(method.get("boleto"), field_path(method_path, "boleto"), now)
+    return BoletoRequest(
+        reference_id=reference_id,
+        description=description,
+        amount=amount,
+        currency=charge["amount"].get("currency") or "BRL",
+        due_date=due,
+        boleto=boleto,
+        payment_instructions=validate_payment_instructions(
+            charge.get("payment_instructions"), field_path(path, "payment_instructions")
+        ),
+        metadata=metadata,
+    )
+
+
+def execute_boleto(
+    state: State, order: OrderRecord, request: BoletoRequest, now: datetime
+) -> ChargeRecord:
+    """Issue the boleto: a WAITING charge with its barcode and typeable line."""
+    code = bars.barcode(amount=request.amount, due=request.due_date, free_field=ids.digits(25))
+    line = bars.typeable_line(code)
+    boleto: dict[str, Any] = {
+        "id": str(uuid.uuid4()).upper(),
+        "barcode": line,
+        "formatted_barcode": bars.formatted(line),
+        "due_date": request.due_date.isoformat(),
+    }
+    for key in ("instruction_lines", "holder"):
+        if request.boleto.get(key) is not None:
+            boleto[key] = request.boleto[key]
+    charge = ChargeRecord(
+        id=ids.new_id("CHAR_"),
+        order_id=order.id,
+        account=order.account,
+        status="WAITING",
+        created_at=now,
+        amount=request.amount,
+        currency=request.currency,
+        payment_response=settled_response(),
+        payment_method={"type": "BOLETO", "boleto": boleto},
+        reference_id=request.reference_id,
+        description=request.description,
+        boleto_code=code,
+        due_date=request.due_date,
+        payment_instructions=request.payment_instructions,
+    )
+    charge.metadata = request.metadata
+    state.charges[charge.id] = charge
+    order.charge_ids.append(charge.id)
+    state.waiting_boletos.add(charge.id)
+    return charge
+
+
+def boleto_links(charge: ChargeRecord, base_url: str) -> list[dict[str, str]]:
+    """The PDF and the PNG, first in ``links`` (where the official plugins read them)."""
+    href = f"{base_url}/boletos/{boleto_id(charge)}"
+    return [
+        {"rel": "SELF", "href": f"{href}/pdf", "media": "application/pdf", "type": "GET"},
+        {"rel": "SELF", "href": f"{href}/png", "media": "image/png", "type": "GET"},
+    ]
+
+
+def boleto_id(charge: ChargeRecord) -> str:
+    return str(charge.payment_method["boleto"]["id"])
+
+
+def pay_boleto(state: State, charge: ChargeRecord, now: datetime) -> None:
+    """The payer pays the whole boleto: PAID (not notified here)."""
+    if charge.status != "WAITING":
+        raise errors.invalid("boleto", f"boleto_is_{charge.status.lower()}")
+    charge.status, charge.paid_at, charge.paid = "PAID", now, charge.amount
+    state.waiting_boletos.discard(charge.id)
+
+
+def is_past_due(charge: ChargeRecord, now: datetime) -> bool:
+    """Unpaid after the last moment of its due date, São Paulo time."""
+    if charge.due_date is None:
+        return False
+    return now.astimezone(PROVIDER_TZ).date() > charge.due_date
+
+
+def expire_boletos(state: State, now: datetime, base_url: str) -> None:
+    """Cancel every WAITING boleto past its due date, and notify its order."""
+    from .render import notify_order
+
+    for charge_id in sorted(state.waiting_boletos):
+        charge = state.charges[charge_id]
+        if charge.status == "WAITING" and is_past_due(charge, now):
+            charge.status = "CANCELED"
+            state.waiting_boletos.discard(charge_id)
+            notify_order(state, state.orders[charge.order_id], base_url)
+
+
+def find_boleto(state: State, boleto: str) -> ChargeRecord:
+    """The boleto charge whose ``boleto.id`` is ``boleto`` (anyone holding the link may see it)."""
+    for charge in state.charges.values():
+        if charge.boleto_code is not None and boleto_id(charge) == boleto:
+            return charge
+    raise errors.not_found("boleto")
+
+
+def boleto_pdf(state: State, call: Call) -> Response:
+    """``GET /boletos/{id}/pdf``: the boleto to print."""
+    from ..serving.images import boleto_pdf as draw
+
+    charge = find_boleto(state, call.params[0])
+    boleto = charge.payment_method["boleto"]
+    lines = list((boleto.get("instruction_lines") or {}).values())
+    pdf = draw(
+        code=charge.boleto_code or "",
+        line=boleto["formatted_barcode"],
+        amount=charge.amount,
+        due=charge.due_date.strftime("%d/%m/%Y") if charge.due_date else "",
+        payer=str((boleto.get("holder") or {}).get("name", "")),
+        lines=[str(line) for line in lines],
+    )
+    return Response(200, pdf, [("Content-Type", "application/pdf")])
+
+
+def boleto_png(state: State, call: Call) -> Response:
+    """``GET /boletos/{id}/png``: the barcode's bars."""
+    from ..serving.images import boleto_png as draw
+
+    charge = find_boleto(state, call.params[0])
+    return Response(200, draw(charge.boleto_code or ""), [("Content-Type", "image/png")])
+
+
+PAGE = """<!doctype html>
+<html lang="pt-BR"><head><meta charset="utf-8"><title>Boleto {line}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: sans-serif; max-width: 40rem; margin: 2rem auto">
+<h1>Boleto (emulador)</h1>
+<p>Linha digitável: <code data-boleto-line>{line}</code></p>
+<p>Valor: R$ {reais} &middot; Vencimento: {due}</p>
+<p>Situação: <strong data-boleto-status>{status}</strong></p>
+<p><a href="{pdf}">PDF</a> &middot; <a href="{png}">Código de barras (PNG)</a></p>
+{form}
+</body></html>
+"""
+PAY_FORM = """<form method="post" action="{action}">
+<button type="submit" data-boleto-pay>Pagar este boleto</button></form>"""
+
+
+def boleto_page(state: State, call: Call) -> Response:
+    """``GET /boletos/{id}``: the payer's view, with a button that pays it (the demo's bank)."""
+    charge = find_boleto(state, call.params[0])
+    boleto = charge.payment_method["boleto"]
+    href = f"{call.base_url}/boletos/{boleto['id']}"
+    form = PAY_FORM.format(action=html.escape(f"{href}/pay")) if charge.status == "WAITING" else ""
+    page = PAGE.format(
+        line=html.escape(boleto["formatted_barcode"]),
+        reais=f"{charge.amount // 100},{charge.amount % 100:02d}",
+        due=html.escape(boleto["due_date"]),
+        status=html.escape(charge.status),
+        pdf=html.escape(f"{href}/pdf"),
+        png=html.escape(f"{href}/png"),
+        form=form,
+    )
+    return Response(200, page.encode(), [("Content-Type", "text/html; charset=utf-8")])
+
+
+def pay_from_page(state: State, call: Call) -> Response:
+    """``POST /boletos/{id}/pay``: the page's button; 303 back to the page."""
+    from .render import notify_order
+
+    charge = find_boleto(state, call.params[0])
+    pay_boleto(state, charge, call.now)
+    notify_order(state, state.orders[charge.order_id], call.base_url)
+    location = f"{call.base_url}/boletos/{boleto_id(charge)}"
+    return Response(303, b"", [("Location", location)])
+
+
+def pay_from_control_plane(state: State, call: Call) -> Response:
+    """``POST /_emulator/boletos/{id}/pay`` (a boleto id or its charge's ``CHAR_`` id)."""
+    from .render import charge_json, notify_order
+
+    key = call.params[0]
+    charge = state.charges.get(key) if key.startswith("CHAR_") else None
+    if charge is None or charge.boleto_code is None:
+        charge = find_boleto(state, key)
+    pay_boleto(state, charge, call.now)
+    order = state.orders[charge.order_id]
+    notify_order(state, order, call.base_url)
+    return Response.json(200, charge_json(charge, call.base_url, order=order))
