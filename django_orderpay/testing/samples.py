@@ -112,6 +112,36 @@ def card(**overrides: Any) -> dict[str, Any]:
     return _changed(payment_method()["card"], overrides)
 
 
+def qr_codes(value: int = 500, **overrides: Any) -> list[dict[str, Any]]:
+    """``qr_codes`` of a Pix order: one QR code of ``value`` cents (the default expiry)."""
+    return [_changed({"amount": {"value": value}}, overrides)]
+
+
+def boleto_charge_request(due_date: str, **overrides: Any) -> dict[str, Any]:
+    """``charges[0]`` paid by boleto, due on ``due_date`` (``YYYY-MM-DD``): 500 cents."""
+    body = order_request()
+    payer = {key: body["customer"][key] for key in ("name", "tax_id", "email")} | {
+        "address": body["shipping"]["address"]
+    }
+    charge: dict[str, Any] = {
+        "reference_id": "ch-00001",
+        "description": "Pedido ex-00001",
+        "amount": {"value": 500, "currency": "BRL"},
+        "payment_method": {
+            "type": "BOLETO",
+            "boleto": {
+                "due_date": due_date,
+                "instruction_lines": {
+                    "line_1": "Pagamento processado para DESC Fatura",
+                    "line_2": "Via PagBank",
+                },
+                "holder": payer,
+            },
+        },
+    }
+    return _changed(charge, overrides)
+
+
 def order_response(base_url: str = SANDBOX_URL, **overrides: Any) -> dict[str, Any]:
     """The ``201`` answer to :func:`order_request`: the order with its charge PAID.
 

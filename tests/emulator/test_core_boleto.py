@@ -1,0 +1,239 @@
+"""Boleto on the emulator, over HTTP: a WAITING charge with its barcode and files, paid
+by the payer (control plane or the boleto's page), cancelled after its due date, refunded."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from django_orderpay.emulator.resources import barcode
+from django_orderpay.testing import samples
+from tests.emulator.core_support import UUID, charge_payload, order_payload, refusal
+
+TODAY_ANCHOR = datetime.fromisoformat("2026-11-24T10:00:00-03:00")
+
+
+def move_to(api, moment: datetime) -> None:
+    response = api.post("/_emulator/clock", {"now": moment.isoformat()}, token=None)
+    assert response.status_code == 200, response.text
+
+
+@pytest.fixture
+def today(api) -> date:
+    move_to(api, TODAY_ANCHOR)
+    return TODAY_ANCHOR.date()
+
+
+def boleto_order(api, due: date, value: int = 500, **charge):
+    body = samples.boleto_charge_request(due.isoformat(), amount={"value": value}, **charge)
+    return api.create_order(charges=[body])
+
+
+def test_a_boleto_charge_waits_with_its_barcode_and_files(api, today):
+    order = boleto_order(api, today + timedelta(days=3), 12345)
+
+    [charge] = order["charges"]
+    assert charge["status"] == "WAITING"
+    assert charge["amount"]["summary"] == {"total": 12345, "paid": 0, "refunded": 0}
+    boleto = charge["payment_method"]["boleto"]
+    assert re.fullmatch(UUID, boleto["id"])
+    assert boleto["due_date"] == "2026-11-27"
+    assert re.fullmatch(r"\d{47}", boleto["barcode"])
+    assert boleto["formatted_barcode"] == barcode.formatted(boleto["barcode"])
+    assert boleto["holder"]["address"]["postal_code"] == "01452002"
+    pdf, png, self_link = charge["links"]
+    assert (pdf["media"], png["media"]) == ("application/pdf", "image/png")
+    assert self_link["rel"] == "SELF" and self_link["href"].endswith(charge["id"])
+
+
+def test_the_typeable_line_has_right_check_digits_amount_and_due_factor(api, today):
+    order = boleto_order(api, today + timedelta(days=3), 12345)
+    line = order["charges"][0]["payment_method"]["boleto"]["barcode"]
+
+    code = barcode.barcode_of_line(line)
+
+    assert code[:3] == "290" and code[3] == "9"
+    assert code[4] == barcode.modulo_11(code[:4] + code[5:])
+    for start, end in ((0, 9), (10, 20), (21, 31)):
+        assert line[end] == barcode.modulo_10(line[start:end])
+    assert code[5:9] == barcode.due_factor(date(2026, 11, 27))
+    assert code[9:19] == "0000012345"
+
+
+def test_pagbanks_own_sample_line_passes_the_same_checks():
+    # The typeable line of the boleto in PagBank's documentation.
+    line = "03399853012970000024227020901016278150000015630"
+    code = barcode.barcode_of_line(line)
+
+    assert code[4] == barcode.modulo_11(code[:4] + code[5:])
+    assert barcode.typeable_line(code) == line
+
+
+def test_the_due_factor_restarts_at_1000_after_february_2025():
+    assert barcode.due_factor(date(2025, 2, 21)) == "9999"
+    assert barcode.due_factor(date(2025, 2, 22)) == "1000"
+
+
+def test_the_pdf_and_png_are_served(api, today):
+    charge = boleto_order(api, today + timedelta(days=1))["charges"][0]
+    pdf_link, png_link = charge["links"][:2]
+
+    pdf = api.get(pdf_link["href"], token=None)
+    png = api.get(png_link["href"], token=None)
+
+    assert pdf.headers["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
+    assert png.headers["Content-Type"] == "image/png" and png.content.startswith(b"\x89PNG")
+
+
+def test_the_control_plane_pays_it_and_the_order_is_notified(api, today, recorder):
+    order = boleto_order(api, today + timedelta(days=1), 700)
+    charge_id = order["charges"][0]["id"]
+
+    response = api.post(f"/_emulator/boletos/{charge_id}/pay", token=None)
+
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "PAID"
+    assert response.json()["amount"]["summary"]["paid"] == 700
+    api.emulator.notifier.flush()
+    notified = json.loads(recorder.calls[-1][1])
+    assert notified["charges"][0]["status"] == "PAID"
+
+
+def test_a_boleto_is_paid_once(api, today):
+    charge = boleto_order(api, today)["charges"][0]
+    boleto_id = charge["payment_method"]["boleto"]["id"]
+    assert api.post(f"/_emulator/boletos/{boleto_id}/pay", token=None).status_code == 200
+
+    assert refusal(api.post(f"/_emulator/boletos/{boleto_id}/pay", token=None)) == (
+        "40002",
+        "boleto",
+    )
+
+
+def test_the_boletos_page_pays_it_with_its_button(api, today):
+    charge = boleto_order(api, today)["charges"][0]
+    page_url = charge["links"][0]["href"].removesuffix("/pdf")
+
+    page = api.get(page_url, token=None)
+    assert "data-boleto-pay" in page.text
+    paid = api.session.post(f"{page_url}/pay", allow_redirects=False, timeout=5)
+
+    assert paid.status_code == 303 and paid.headers["Location"] == page_url
+    after = api.get(page_url, token=None).text
+    assert "data-boleto-pay" not in after and ">PAID<" in after
+
+
+def test_it_waits_all_of_its_due_date_and_is_cancelled_after_it(api, today, recorder):
+    order = boleto_order(api, today + timedelta(days=2))
+    last_moment = datetime.fromisoformat("2026-11-26T23:59:58-03:00")
+
+    move_to(api, last_moment)
+    assert api.get(f"/orders/{order['id']}").json()["charges"][0]["status"] == "WAITING"
+    move_to(api, last_moment + timedelta(seconds=3))
+
+    assert api.get(f"/orders/{order['id']}").json()["charges"][0]["status"] == "CANCELED"
+    api.emulator.notifier.flush()
+    assert json.loads(recorder.calls[-1][1])["charges"][0]["status"] == "CANCELED"
+
+
+def test_a_waiting_boleto_cannot_be_cancelled_but_a_paid_one_is_refunded(api, today):
+    charge = boleto_order(api, today, 900)["charges"][0]
+    waiting = api.post(f"/charges/{charge['id']}/cancel", {"amount": {"value": 900}})
+    api.post(f"/_emulator/boletos/{charge['id']}/pay", token=None)
+
+    refunded = api.post(f"/charges/{charge['id']}/cancel", {"amount": {"value": 900}})
+
+    assert waiting.status_code == 400
+    assert waiting.json()["error_messages"][0]["code"] == "40007"
+    assert refunded.status_code == 201 and refunded.json()["status"] == "CANCELED"
+
+
+@pytest.mark.parametrize(("days", "accepted"), [(-1, False), (0, True), (365, True), (366, False)])
+def test_the_due_date_is_from_today_up_to_a_year(api, today, days, accepted):
+    body = samples.boleto_charge_request((today + timedelta(days=days)).isoformat())
+
+    response = api.post("/orders", order_payload(charges=[body]))
+
+    if accepted:
+        assert response.status_code == 201, response.text
+    else:
+        assert refusal(response) == ("40002", "charges[0].payment_method.boleto.due_date")
+
+
+def boleto_with(**changes):
+    body = samples.boleto_charge_request("2026-11-30")
+    boleto = body["payment_method"]["boleto"]
+    for key, value in changes.items():
+        if value is None:
+            del boleto[key]
+        else:
+            boleto[key] = value
+    return body
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (boleto_with(due_date=None), ("40001", "charges[0].payment_method.boleto.due_date")),
+        (
+            boleto_with(due_date="30/11/2026"),
+            ("40002", "charges[0].payment_method.boleto.due_date"),
+        ),
+        (boleto_with(holder=None), ("40001", "charges[0].payment_method.boleto.holder")),
+        (
+            boleto_with(instruction_lines={"line_1": "x" * 76}),
+            ("40002", "charges[0].payment_method.boleto.instruction_lines.line_1"),
+        ),
+        (
+            boleto_with(instruction_lines={"line_3": "x"}),
+            ("40003", "charges[0].payment_method.boleto.instruction_lines.line_3"),
+        ),
+    ],
+)
+def test_malformed_boletos_are_refused_naming_the_field(api, today, body, expected):
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == expected
+
+
+def test_the_longest_instruction_line_is_taken(api, today):
+    body = boleto_with(instruction_lines={"line_1": "x" * 75})
+
+    assert api.post("/orders", order_payload(charges=[body])).status_code == 201
+
+
+def test_a_payer_without_an_address_is_refused(api, today):
+    body = boleto_with()
+    del body["payment_method"]["boleto"]["holder"]["address"]
+
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40001",
+        "charges[0].payment_method.boleto.holder.address",
+    )
+
+
+def test_card_fields_on_a_boleto_are_unknown(api, today):
+    body = boleto_with()
+    body["payment_method"]["installments"] = 2
+
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40003",
+        "charges[0].payment_method.installments",
+    )
+
+
+def test_payment_instructions_are_echoed_on_a_boleto_and_refused_on_a_card(api, today):
+    instructions = {
+        "fine": {"date": "2026-12-01", "value": 200},
+        "interest": {"date": "2026-12-01", "value": 33},
+        "discount": {"date": "2026-11-28", "value": 100},
+    }
+    order = boleto_order(api, today + timedelta(days=3), payment_instructions=instructions)
+    card = charge_payload(payment_instructions=instructions)
+
+    assert order["charges"][0]["payment_instructions"] == instructions
+    assert refusal(api.post("/orders", order_payload(charges=[card]))) == (
+        "40002",
+        "charges[0].payment_instructions",
+    )
