@@ -180,10 +180,7 @@ def boleto_with(**changes):
         (boleto_with(due_date=None), ("40001", "charges[0].payment_method.boleto.due_date")),
         (
             boleto_with(due_date="30/11/2026"),
-            (
-                boleto_with(due_date="30/11/2026"),
-                ("40002", "charges[0].payment_method.boleto.due_date"),
-            ),
+            ("40002", "charges[0].payment_method.boleto.due_date"),
         ),
         (boleto_with(holder=None), ("40001", "charges[0].payment_method.boleto.holder")),
         (
