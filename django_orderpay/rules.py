@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import date, datetime, timedelta, timezone
 from typing import Final
 
 from stdnum.br import cnpj as stdnum_cnpj
@@ -48,6 +49,15 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "item.reference_id": (1, 255),
     "instruction_line": (1, 75),
 }
+#: The provider's time zone: Brasilia, a fixed -03:00 (no daylight saving since 2019).
+#: Due dates and "the next day" of a Pix's default expiry are days here.
+PROVIDER_TZ: Final = timezone(timedelta(hours=-3))
+#: How a Pix QR code may be paid: any bank's Pix, or the PagBank app ("Pagar com PagBank").
+PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
+#: A paid Pix can be refunded for 90 days; a boleto or card for 350.
+PIX_REFUND_DAYS: Final = 90
+#: How far ahead a boleto's due date may be (our bound: PagBank documents none).
+BOLETO_LONGEST_TERM_DAYS: Final = 365
 #: Each installment of a card charge is at least R$ 5,00.
 MIN_INSTALLMENT: Final = 500
 #: 18 installments, for accounts PagBank enabled them on ("mediante aprovação").
@@ -162,3 +172,8 @@ def card_brand(number: str) -> str | None:
     if number.startswith("4"):
         return "visa"
     return None
+
+
+def provider_today(now: datetime | None = None) -> date:
+    """Today in São Paulo (the day a boleto's due date is compared with)."""
+    return (now or datetime.now(PROVIDER_TZ)).astimezone(PROVIDER_TZ).date()

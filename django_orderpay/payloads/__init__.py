@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django_orderpay.exceptions import FieldError, ValidationError
 
+from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import ACCOUNT_ID_PATTERN, Amount, Charge, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
@@ -25,11 +26,14 @@ from .parse import (
     validate_order_dict,
     validate_pay_dict,
 )
+from .pix import QrCode
 
 __all__ = [
     "ACCOUNT_ID_PATTERN",
     "Address",
     "Amount",
+    "BoletoHolder",
+    "BoletoPayment",
     "Card",
     "Charge",
     "Customer",
@@ -39,8 +43,11 @@ __all__ = [
     "Item",
     "Order",
     "PayRequest",
+    "PaymentInstructions",
     "PaymentMethod",
+    "Penalty",
     "Phone",
+    "QrCode",
     "Receiver",
     "Recurring",
     "Shipping",

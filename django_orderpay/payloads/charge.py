@@ -9,6 +9,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, index, is_int, join
+from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
 
 #: ``ACCO_`` + upper-case UUID, as the spec's identifiers are.
@@ -222,11 +223,13 @@ class Charge(Builder):
     """
 
     amount: Amount
-    payment_method: PaymentMethod
+    payment_method: PaymentMethod | BoletoPayment
     reference_id: str | None = None
     description: str | None = None
     recurring: Recurring | None = None
     splits: Splits | None = None
+    #: A boleto's fine, interest and discount (boleto charges only).
+    payment_instructions: PaymentInstructions | None = None
 
     def __post_init__(self) -> None:
         # Any bare value becomes an Amount, so a float or Decimal is reported at
@@ -247,9 +250,15 @@ class Charge(Builder):
             self.amount.collect(problems, amount_path)
             charge_amount = self.amount.value
         method_path = join(path, "payment_method")
-        if problems.instance(method_path, self.payment_method, PaymentMethod):
-            self.payment_method.collect(problems, method_path)
-            installments = self.payment_method.installments
+        method = self.payment_method
+        if isinstance(method, BoletoPayment):
+            method.collect(problems, method_path)
+            for name in ("recurring", "splits"):
+                if getattr(self, name) is not None:
+                    problems.add(join(path, name), "a boleto charge takes no " + name)
+        elif problems.instance(method_path, method, PaymentMethod):
+            method.collect(problems, method_path)
+            installments = method.installments
             if is_int(charge_amount) and is_int(installments) and installments > 1:
                 if charge_amount < installments * rules.MIN_INSTALLMENT:
                     problems.add(
@@ -269,8 +278,15 @@ class Charge(Builder):
                 charge_amount=charge_amount,
                 recurring=self.recurring is not None,
             )
+        instructions_path = join(path, "payment_instructions")
+        instructions = self.payment_instructions
+        if problems.instance(instructions_path, instructions, PaymentInstructions, required=False):
+            if not isinstance(method, BoletoPayment):
+                problems.add(instructions_path, "applies to boleto charges only")
+            instructions.collect(problems, instructions_path)  # type: ignore[union-attr]
 
     def to_dict(self) -> dict[str, Any]:
+        instructions = self.payment_instructions
         return compact(
             reference_id=self.reference_id,
             description=self.description,
@@ -278,4 +294,5 @@ class Charge(Builder):
             payment_method=self.payment_method.to_dict(),
             recurring=self.recurring.to_dict() if self.recurring is not None else None,
             splits=self.splits.to_dict() if self.splits is not None else None,
+            payment_instructions=instructions.to_dict() if instructions is not None else None,
         )

@@ -14,6 +14,7 @@ from django_orderpay import rules
 from ._problems import Builder, Problems, compact, index, join
 from .charge import Charge
 from .customer import Customer, Item, Shipping
+from .pix import QrCode
 
 _url_validator = URLValidator(schemes=["http", "https"])
 
@@ -61,7 +62,8 @@ class Order(Builder):
 
     ``charges`` pays it at once (one step); none, and it is paid later with a
     :class:`PayRequest` (two steps). ``deep_links`` (one at most) makes it
-    payable in the provider's app, and excludes charges.
+    payable in the provider's app, and excludes charges; so does ``qr_codes`` (one
+    :class:`~.pix.QrCode`), which makes it payable by Pix: no charge until paid.
 
     Validation runs in :meth:`validate` and in :meth:`to_dict`, which raises
     :class:`~django_orderpay.exceptions.ValidationError` listing every invalid
@@ -75,9 +77,10 @@ class Order(Builder):
     notification_urls: tuple[str, ...] = ()
     charges: tuple[Charge, ...] = ()
     deep_links: tuple[DeepLink, ...] = ()
+    qr_codes: tuple[QrCode, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("items", "notification_urls", "charges", "deep_links"):
+        for name in ("items", "notification_urls", "charges", "deep_links", "qr_codes"):
             value = getattr(self, name)
             if isinstance(value, list | tuple):
                 object.__setattr__(self, name, tuple(value))
@@ -119,6 +122,16 @@ class Order(Builder):
                 where = index(links_path, position)
                 if problems.instance(where, link, DeepLink):
                     link.collect(problems, where)
+        qr_path = join(path, "qr_codes")
+        if problems.sequence(qr_path, self.qr_codes):
+            if len(self.qr_codes) > 1:
+                problems.add(qr_path, "an order has one QR code at most")
+            if self.qr_codes and self.charges:
+                problems.add(qr_path, "an order has charges or a QR code, not both")
+            for position, qr_code in enumerate(self.qr_codes):
+                where = index(qr_path, position)
+                if problems.instance(where, qr_code, QrCode):
+                    qr_code.collect(problems, where)
 
     def to_dict(self) -> dict[str, Any]:
         """The validated JSON body; raises ``ValidationError`` naming every invalid field."""
@@ -131,6 +144,7 @@ class Order(Builder):
             notification_urls=list(self.notification_urls) if self.notification_urls else None,
             charges=[charge.to_dict() for charge in self.charges] or None,
             deep_links=[link.to_dict() for link in self.deep_links] or None,
+            qr_codes=[qr_code.to_dict() for qr_code in self.qr_codes] or None,
         )
 
 

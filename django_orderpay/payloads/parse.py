@@ -14,13 +14,24 @@ from functools import partial
 from typing import Any
 
 from ._problems import Problems, index, join
+from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import Amount, Charge, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
 from .order import DeepLink, Order, PayRequest
+from .pix import QrCode
 
 ORDER_KEYS = frozenset(
-    {"reference_id", "customer", "items", "shipping", "notification_urls", "charges", "deep_links"}
+    {
+        "reference_id",
+        "customer",
+        "items",
+        "shipping",
+        "notification_urls",
+        "charges",
+        "deep_links",
+        "qr_codes",
+    }
 )
 CUSTOMER_KEYS = frozenset({"name", "email", "tax_id", "phones"})
 PHONE_KEYS = frozenset({"country", "area", "number", "type"})
@@ -29,7 +40,15 @@ ADDRESS_KEYS = frozenset(
     {"street", "number", "complement", "locality", "city", "region_code", "country", "postal_code"}
 )
 CHARGE_KEYS = frozenset(
-    {"reference_id", "description", "amount", "payment_method", "recurring", "splits"}
+    {
+        "reference_id",
+        "description",
+        "amount",
+        "payment_method",
+        "recurring",
+        "splits",
+        "payment_instructions",
+    }
 )
 AMOUNT_KEYS = frozenset({"value", "currency"})
 PAYMENT_METHOD_KEYS = frozenset(
@@ -43,6 +62,13 @@ RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 SPLITS_KEYS = frozenset({"method", "receivers"})
 RECEIVER_KEYS = frozenset({"account", "amount", "reason", "configurations"})
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
+QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
+BOLETO_METHOD_KEYS = frozenset({"type", "boleto"})
+BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder"})
+BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
+INSTRUCTION_LINE_KEYS = frozenset({"line_1", "line_2"})
+PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
+PENALTY_KEYS = frozenset({"date", "value", "percentage"})
 
 
 class _Reader:
@@ -136,6 +162,9 @@ def _card(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Card | None:
 def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Any:
     if data is None:
         return None
+    if data.get("type") == "BOLETO":
+        return _boleto(r, data, path)
+    r.obj(data, path, PAYMENT_METHOD_KEYS)
     card = _card(r, r.field(data, "card", path, CARD_KEYS), join(path, "card"))
     store = data.get("store")
     if store is not None and isinstance(card, Card):
@@ -151,6 +180,49 @@ def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> An
         soft_descriptor=data.get("soft_descriptor"),
         type=data.get("type"),  # type: ignore[arg-type]
     )
+
+
+def _boleto(r: _Reader, data: Mapping[str, Any], path: str) -> BoletoPayment:
+    r.obj(data, path, BOLETO_METHOD_KEYS)
+    boleto = r.field(data, "boleto", path, BOLETO_KEYS) or {}
+    where = join(path, "boleto")
+    lines = r.field(boleto, "instruction_lines", where, INSTRUCTION_LINE_KEYS) or {}
+    holder = r.field(boleto, "holder", where, BOLETO_HOLDER_KEYS)
+    address = None
+    if holder is not None:
+        found = r.field(holder, "address", join(where, "holder"), ADDRESS_KEYS)
+        address = _plain(Address, ADDRESS_KEYS, found) if found is not None else None
+    return BoletoPayment(
+        due_date=boleto.get("due_date"),  # type: ignore[arg-type]
+        holder=(
+            BoletoHolder(holder.get("name"), holder.get("tax_id"), holder.get("email"), address)  # type: ignore[arg-type]
+            if holder is not None
+            else None
+        ),
+        instruction_lines=tuple(
+            line for key in ("line_1", "line_2") if (line := lines.get(key)) is not None
+        ),
+        type=data.get("type"),  # type: ignore[arg-type]
+    )
+
+
+def _payment_instructions(
+    r: _Reader, data: Mapping[str, Any] | None, path: str
+) -> PaymentInstructions | None:
+    if data is None:
+        return None
+    parts = {}
+    for name in ("fine", "interest", "discount"):
+        part = r.field(data, name, path, PENALTY_KEYS)
+        if part is not None:
+            parts[name] = _plain(Penalty, PENALTY_KEYS, part)
+    return PaymentInstructions(**parts)
+
+
+def _qr_code(r: _Reader, data: Mapping[str, Any], where: str) -> QrCode:
+    amount = r.field(data, "amount", where, frozenset({"value"})) or {}
+    arrangements = r.array(data, "arrangements", where)
+    return QrCode(amount.get("value"), data.get("expiration_date"), tuple(arrangements))  # type: ignore[arg-type]
 
 
 def _splits(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Splits | None:
@@ -180,9 +252,7 @@ def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
     return Charge(
         amount=Amount(amount.get("value"), amount.get("currency")) if amount is not None else None,  # type: ignore[arg-type]
         payment_method=_payment_method(
-            r,
-            r.field(data, "payment_method", path, PAYMENT_METHOD_KEYS),
-            join(path, "payment_method"),
+            r, _object(r, data, "payment_method", path), join(path, "payment_method")
         ),
         reference_id=data.get("reference_id"),
         description=data.get("description"),
@@ -196,7 +266,21 @@ def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
             else None
         ),
         splits=_splits(r, r.field(data, "splits", path, SPLITS_KEYS), join(path, "splits")),
+        payment_instructions=_payment_instructions(
+            r,
+            r.field(data, "payment_instructions", path, PAYMENT_INSTRUCTIONS_KEYS),
+            join(path, "payment_instructions"),
+        ),
     )
+
+
+def _object(r: _Reader, data: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any] | None:
+    """``data[key]`` if it is an object (what reads it checks its keys, which depend on it)."""
+    value = data.get(key)
+    if value is None or isinstance(value, Mapping):
+        return value
+    r.obj(value, join(path, key), frozenset())  # reports "must be an object"
+    return None
 
 
 def _charges(r: _Reader, data: Mapping[str, Any], path: str) -> tuple[Any, ...]:
@@ -248,6 +332,7 @@ def order_from_dict(data: Any) -> Order:
         notification_urls=urls if urls is not None else (),
         charges=_charges(r, body, ""),
         deep_links=r.entries(body, "deep_links", "", DEEP_LINK_KEYS, partial(_deep_link, r)),
+        qr_codes=r.entries(body, "qr_codes", "", QR_CODE_KEYS, partial(_qr_code, r)),
     )
     return r.checked(order)
 

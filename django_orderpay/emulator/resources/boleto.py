@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django_orderpay import rules
+
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.clock import PROVIDER_TZ
@@ -39,8 +41,7 @@ INSTRUCTION_KEYS = frozenset({"line_1", "line_2"})
 BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
 PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
 PENALTY_KEYS = frozenset({"date", "value", "percentage"})
-#: How far ahead a due date may be (our bound; PagBank documents none).
-LONGEST_TERM = dt.timedelta(days=365)
+LONGEST_TERM = dt.timedelta(days=rules.BOLETO_LONGEST_TERM_DAYS)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import uuid
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from django_orderpay import rules
+
 from ..serving.http import Response
 from ..state import errors
 from ..state.clock import PROVIDER_TZ
@@ -28,9 +30,7 @@ from ..state.validation import (
 from .brcode import brcode
 
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
-ARRANGEMENTS = ("PIX", "PAGBANK")
-#: A paid Pix can be refunded for this long (PagBank's "90 dias" for Pix).
-REFUND_WINDOW = timedelta(days=90)
+REFUND_WINDOW = timedelta(days=rules.PIX_REFUND_DAYS)
 #: The location host in the BR Code, as PagBank's payloads carry it.
 LOCATION_HOST = "api.pagseguro.com/pix/v2"
 #: Who the payer's bank shows as the receiver (the merchant's registered name in production).
@@ -78,7 +78,7 @@ def validate_qr_codes(value: Any, *, now: datetime) -> list[dict[str, Any]]:
         if not isinstance(arrangements, list) or not arrangements:
             raise errors.invalid(where)
         for position, name in enumerate(arrangements):
-            if name not in ARRANGEMENTS:
+            if name not in rules.PIX_ARRANGEMENTS:
                 raise errors.invalid(item_path(where, position))
         checked.append(
             {

@@ -8,10 +8,10 @@ sleeping. Time keeps flowing from the moved point, as the provider's would.
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-#: The provider answers in Brasilia time, a fixed -03:00 (no daylight saving since 2019).
-PROVIDER_TZ = timezone(timedelta(hours=-3))
+from django_orderpay.rules import PROVIDER_TZ
+
 #: How far the clock may be moved (our bounds): far enough for any test, and
 #: far from datetime's year 9999, where adding a capture window would overflow.
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)

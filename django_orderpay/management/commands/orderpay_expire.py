@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from django_orderpay import rules
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus, QrCode
 from django_orderpay.services import refresh_order
@@ -36,7 +37,7 @@ def past_their_window() -> Any:
     )
     any_qr = QrCode.objects.filter(order=OuterRef("pk"))
     overdue_boleto = Charge.objects.filter(
-        order=OuterRef("pk"), status=ChargeStatus.WAITING, due_date__lt=timezone.localdate()
+        order=OuterRef("pk"), status=ChargeStatus.WAITING, due_date__lt=rules.provider_today()
     )
     return (
         Order.objects.filter(status=OrderStatus.WAITING)

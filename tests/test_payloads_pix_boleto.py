@@ -1,0 +1,274 @@
+"""Payload builders for Pix (``qr_codes``) and boleto (``payment_method.boleto``).
+
+Each body is the one the emulator's tests send (``testing.samples``), built
+through the builders and compared key for key; each refusal names its field,
+before any call; each bound is pinned on both sides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from django_orderpay import rules
+from django_orderpay.exceptions import ValidationError
+from django_orderpay.payloads import (
+    Address,
+    Amount,
+    BoletoHolder,
+    BoletoPayment,
+    Charge,
+    PaymentInstructions,
+    Penalty,
+    QrCode,
+    Recurring,
+    order_from_dict,
+    validate_order_dict,
+    validate_pay_dict,
+)
+from django_orderpay.testing import samples
+from tests.payloads_support import charge, order, raw_card
+
+LONGEST = rules.BOLETO_LONGEST_TERM_DAYS
+EXPIRY = datetime(2026, 11, 30, 23, 59, 59, tzinfo=rules.PROVIDER_TZ)
+
+
+def paths_of(call) -> list[str]:
+    with pytest.raises(ValidationError) as caught:
+        call()
+    return caught.value.paths
+
+
+def boleto(due_date: date | str | None = None, **changes) -> BoletoPayment:
+    payer = samples.order_request()["customer"]
+    built = BoletoPayment(
+        due_date=due_date or rules.provider_today() + timedelta(days=3),
+        holder=BoletoHolder(
+            payer["name"],
+            payer["tax_id"],
+            payer["email"],
+            Address(**samples.shipping()["address"]),
+        ),
+        instruction_lines=("Pagamento processado para DESC Fatura", "Via PagBank"),
+    )
+    return dataclasses.replace(built, **changes)
+
+
+def boleto_charge(method: BoletoPayment | None = None, **changes) -> Charge:
+    built = Charge(
+        reference_id="ch-00001",
+        description="Pedido ex-00001",
+        amount=Amount(500),
+        payment_method=method or boleto(),
+    )
+    return dataclasses.replace(built, **changes)
+
+
+# --- Pix ------------------------------------------------------------------------------
+
+
+def test_a_pix_order_is_the_body_the_emulator_takes():
+    built = order(charges=(), qr_codes=[QrCode(500)]).to_dict()
+
+    assert built == samples.order_request(charges=samples.OMIT, qr_codes=samples.qr_codes(500))
+
+
+def test_a_qr_code_sends_its_expiry_with_its_offset_and_its_arrangements():
+    qr_code = QrCode(500, EXPIRY, ("PAGBANK",))
+
+    assert qr_code.to_dict() == {
+        "amount": {"value": 500},
+        "expiration_date": "2026-11-30T23:59:59-03:00",
+        "arrangements": ["PAGBANK"],
+    }
+
+
+def test_a_pix_dict_is_validated_as_its_builder():
+    body = samples.order_request(
+        charges=samples.OMIT,
+        qr_codes=samples.qr_codes(500, expiration_date="2026-11-30T23:59:59-03:00"),
+    )
+
+    assert validate_order_dict(body) == body
+    assert order_from_dict(body).qr_codes == (QrCode(500, EXPIRY),)
+
+
+@pytest.mark.parametrize(
+    ("qr_code", "path"),
+    [
+        (QrCode(0), "qr_codes[0].amount.value"),
+        (QrCode(500, datetime(2026, 11, 30, 23, 59)), "qr_codes[0].expiration_date"),
+        (QrCode(500, "tomorrow"), "qr_codes[0].expiration_date"),  # type: ignore[arg-type]
+        (QrCode(500, arrangements=("BOLETO",)), "qr_codes[0].arrangements[0]"),
+    ],
+)
+def test_a_malformed_qr_code_is_refused_naming_its_field(qr_code, path):
+    assert paths_of(lambda: order(charges=(), qr_codes=[qr_code]).to_dict()) == [path]
+
+
+def test_an_order_has_one_qr_code_at_most():
+    assert paths_of(lambda: order(charges=(), qr_codes=[QrCode(500), QrCode(500)]).to_dict()) == [
+        "qr_codes"
+    ]
+
+
+def test_an_order_has_charges_or_a_qr_code_not_both():
+    assert paths_of(lambda: order(qr_codes=[QrCode(500)]).to_dict()) == ["qr_codes"]
+
+
+def test_a_pix_dict_with_an_unknown_key_is_refused_naming_it():
+    body = samples.order_request(charges=samples.OMIT, qr_codes=samples.qr_codes(500, pix=True))
+
+    assert paths_of(lambda: validate_order_dict(body)) == ["qr_codes[0].pix"]
+
+
+# --- boleto ---------------------------------------------------------------------------
+
+
+def test_a_boleto_charge_is_the_body_the_emulator_takes():
+    due = rules.provider_today() + timedelta(days=3)
+
+    built = boleto_charge(boleto(due)).to_dict()
+
+    assert built == samples.boleto_charge_request(due.isoformat())
+
+
+def test_a_boleto_dict_is_validated_as_its_builder():
+    due = (rules.provider_today() + timedelta(days=3)).isoformat()
+    body = samples.order_request(charges=[samples.boleto_charge_request(due)])
+
+    assert validate_order_dict(body) == body
+    assert validate_pay_dict({"charges": body["charges"]}) == {"charges": body["charges"]}
+
+
+def test_the_payers_email_is_sent_in_lower_case_and_a_cnpj_upper_case():
+    holder = dataclasses.replace(boleto().holder, email="Jose@Example.COM", tax_id="12abc34501de35")
+
+    sent = boleto(holder=holder).to_dict()["boleto"]["holder"]
+
+    assert (sent["email"], sent["tax_id"]) == ("jose@example.com", "12ABC34501DE35")
+
+
+@pytest.mark.parametrize(
+    ("days", "accepted"),
+    [(-1, False), (0, True), (LONGEST, True), (LONGEST + 1, False)],
+)
+def test_the_due_date_is_from_today_to_the_longest_term(days, accepted):
+    method = boleto(rules.provider_today() + timedelta(days=days))
+
+    if accepted:
+        assert boleto_charge(method).errors() == []
+    else:
+        assert paths_of(boleto_charge(method).validate) == ["payment_method.boleto.due_date"]
+
+
+@pytest.mark.parametrize(
+    "due_date", ["30/11/2026", datetime(2026, 11, 30, tzinfo=rules.PROVIDER_TZ)]
+)
+def test_a_due_date_that_is_not_a_day_is_refused(due_date):
+    method = boleto(due_date)
+
+    assert paths_of(boleto_charge(method).validate) == ["payment_method.boleto.due_date"]
+
+
+@pytest.mark.parametrize(("length", "accepted"), [(75, True), (76, False)])
+def test_an_instruction_line_is_75_characters_at_most(length, accepted):
+    method = boleto(instruction_lines=("x" * length,))
+
+    if accepted:
+        assert boleto_charge(method).errors() == []
+        sent = boleto_charge(method).to_dict()["payment_method"]["boleto"]
+        assert sent["instruction_lines"] == {"line_1": "x" * length}
+    else:
+        assert paths_of(boleto_charge(method).validate) == [
+            "payment_method.boleto.instruction_lines.line_1"
+        ]
+
+
+def test_a_boleto_has_two_instruction_lines_at_most():
+    method = boleto(instruction_lines=("a", "b", "c"))
+
+    assert paths_of(boleto_charge(method).validate) == ["payment_method.boleto.instruction_lines"]
+
+
+def test_a_payer_with_a_forbidden_character_in_the_name_is_refused_naming_it():
+    holder = dataclasses.replace(boleto().holder, name="Jose <da> Silva")
+
+    assert paths_of(boleto_charge(boleto(holder=holder)).validate) == [
+        "payment_method.boleto.holder.name"
+    ]
+
+
+def test_a_boleto_charge_takes_no_recurrence():
+    built = boleto_charge(recurring=Recurring("INITIAL"))
+
+    assert paths_of(built.validate) == ["recurring"]
+
+
+def test_payment_instructions_are_sent_beside_the_boleto():
+    day = rules.provider_today() + timedelta(days=4)
+    instructions = PaymentInstructions(
+        fine=Penalty(day, value=200), interest=Penalty(day, percentage=100)
+    )
+
+    built = boleto_charge(payment_instructions=instructions)
+
+    assert built.errors() == []
+    sent = built.to_dict()["payment_instructions"]
+
+    assert sent == {
+        "fine": {"date": day.isoformat(), "value": 200},
+        "interest": {"date": day.isoformat(), "percentage": 100},
+    }
+
+
+def test_payment_instructions_apply_to_boleto_charges_only():
+    instructions = PaymentInstructions(fine=Penalty(rules.provider_today(), value=200))
+
+    assert paths_of(charge(raw_card(), payment_instructions=instructions).validate) == [
+        "payment_instructions"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("penalty", "path"),
+    [
+        (Penalty(date(2026, 12, 1)), "payment_instructions.fine"),
+        (Penalty(date(2026, 12, 1), value=1, percentage=1), "payment_instructions.fine"),
+        (Penalty(date(2026, 12, 1), percentage=0), "payment_instructions.fine.percentage"),
+        (Penalty(date(2026, 12, 1), percentage=10001), "payment_instructions.fine.percentage"),
+        (Penalty(date(2026, 12, 1), value=0), "payment_instructions.fine.value"),
+        (Penalty("soon", value=1), "payment_instructions.fine.date"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_malformed_penalty_is_refused_naming_its_field(penalty, path):
+    built = boleto_charge(payment_instructions=PaymentInstructions(fine=penalty))
+
+    assert paths_of(built.validate) == [path]
+
+
+@pytest.mark.parametrize("percentage", [1, 10000])
+def test_a_percentage_from_one_hundredth_to_a_hundred_percent_is_taken(percentage):
+    penalty = Penalty(date(2026, 12, 1), percentage=percentage)
+    built = boleto_charge(payment_instructions=PaymentInstructions(discount=penalty))
+
+    assert built.errors() == []
+    assert built.to_dict()["payment_instructions"]["discount"]["percentage"] == percentage
+
+
+def test_payment_instructions_in_a_dict_are_read_as_the_builders():
+    due = (rules.provider_today() + timedelta(days=3)).isoformat()
+    instructions = {"fine": {"date": due, "value": 200}, "discount": {"date": due, "percentage": 5}}
+    body = samples.order_request(
+        charges=[samples.boleto_charge_request(due, payment_instructions=instructions)]
+    )
+
+    assert validate_order_dict(body)["charges"][0]["payment_instructions"] == instructions
+
+
+def test_a_payment_method_that_is_not_an_object_is_refused_naming_it():
+    body = samples.order_request(charges=[samples.charge_request(payment_method="BOLETO")])
+
+    assert paths_of(lambda: validate_order_dict(body)) == ["charges[0].payment_method"]
