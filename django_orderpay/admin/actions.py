@@ -12,7 +12,6 @@ from typing import Any, cast
 
 from django.contrib import messages
 from django.db import models
-from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -20,7 +19,7 @@ from .. import services
 from ..models import Charge, ChargeStatus, DeliveryOutcome, NotificationDelivery, Order
 from ..notifications import processing
 from .confirm import ConfirmedAction, Outcome, Step
-from .display import money, outcome_badge, status_badge
+from .display import money, outcome_badge, short_datetime, status_badge
 from .forms import RefundAmountForm
 
 
@@ -151,12 +150,12 @@ class CaptureCharges(ConfirmedAction):
             if obj.capture_before:
                 text = _("capture %(amount)s (authorised until %(deadline)s)") % {
                     "amount": money(obj.amount_value, obj.currency),
-                    "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT"),
+                    "deadline": short_datetime(obj.capture_before),
                 }
             return _charge_step(obj, text)
         if obj.status == ChargeStatus.AUTHORIZED and obj.capture_before is not None:
             reason = _("its authorisation expired on %(deadline)s") % {
-                "deadline": formats.date_format(obj.capture_before, "SHORT_DATETIME_FORMAT")
+                "deadline": short_datetime(obj.capture_before)
             }
         elif obj.status == ChargeStatus.PAID:
             reason = _("it is paid already: there is nothing to capture")

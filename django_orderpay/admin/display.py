@@ -3,20 +3,40 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 from django.db import models
 from django.urls import reverse
-from django.utils import formats, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from ..models import ChargeStatus, DeliveryOutcome, OrderStatus, format_cents
+from ..models.money import short_datetime as short_datetime  # the admin's columns use it
 
 #: Statuses that have a badge colour in ``admin.css`` (charge and order statuses).
 BADGE_STATUSES = frozenset(ChargeStatus.values) | frozenset(OrderStatus.values)
+
+#: A split's statuses as seen so far (PagBank publishes no list): the rest are shown as sent.
+SPLIT_STATUS_LABELS = {
+    "PENDING": _("Pending"),
+    "PROCESSING": _("Processing"),
+    "COMPLETED": _("Completed"),
+    "CANCELED": _("Canceled"),
+}
+
+
+def status_label(status: str) -> str:
+    """A provider status in the active language (``IN_ANALYSIS`` -> "In analysis").
+
+    Charge statuses first, then the order's own (``CREATED``, ``EXPIRED``) and a
+    split's; a status this version does not know is shown as the provider spells it.
+    """
+    for choices in (ChargeStatus, OrderStatus):
+        if status in choices.values:
+            return str(choices(status).label)
+    return str(SPLIT_STATUS_LABELS.get(status, status))
+
 
 #: Loaded by every ModelAdmin of the package and every confirmation page.
 ADMIN_CSS = "django_orderpay/admin.css"
@@ -25,8 +45,9 @@ ADMIN_CSS = "django_orderpay/admin.css"
 def status_badge(status: str, label: str | None = None) -> SafeString:
     """A coloured badge for a charge or order status (``PAID`` -> green "Paid").
 
-    ``label`` is the translated choice label; the provider's own spelling is
-    kept in the ``title`` so staff can match it against provider documents.
+    ``label`` defaults to the status in words (:func:`status_label`); the
+    provider's own spelling is kept in the ``title`` so staff can match it
+    against provider documents.
     """
     if not status:
         return format_html('<span class="orderpay-badge">{}</span>', "-")
@@ -35,7 +56,7 @@ def status_badge(status: str, label: str | None = None) -> SafeString:
         '<span class="orderpay-badge orderpay-badge-{}" title="{}">{}</span>',
         css,
         status,
-        label or status,
+        label or status_label(status),
     )
 
 
@@ -57,18 +78,6 @@ def money(cents: int | None, currency: str = "BRL") -> str:
 def money_cell(cents: int | None, currency: str = "BRL") -> SafeString:
     """Money for a list or table cell: kept on one line (``R$`` never parted from its amount)."""
     return format_html('<span class="orderpay-money">{}</span>', money(cents, currency))
-
-
-def short_datetime(value: datetime | None) -> str | None:
-    """A moment in the short form of the active language (``21/11/2026 21:47`` in pt-BR).
-
-    List columns use it: the long form (``21 de Novembro de 2026 às 21:47``)
-    pushes a wide changelist past the screen. None stays None (the admin's "-").
-    """
-    if value is None:
-        return None
-    local = timezone.template_localtime(value)  # type: ignore[attr-defined]  # not in the stubs
-    return formats.date_format(local, "SHORT_DATETIME_FORMAT")
 
 
 def card_summary(brand: str, first_digits: str, last_digits: str) -> str:

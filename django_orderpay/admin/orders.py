@@ -24,6 +24,7 @@ from .display import (
     provider_json_link,
     short_datetime,
     status_badge,
+    status_label,
 )
 from .operations import OperationInline
 
@@ -255,7 +256,14 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
             "",
             "<div>{}</div>",
             (
-                (format_html("{} ({}, {})", admin_link(s, s.provider_id), s.charge, s.status),)
+                (
+                    format_html(
+                        "{} ({}, {})",
+                        admin_link(s, s.provider_id),
+                        s.charge,
+                        status_label(s.status),
+                    ),
+                )
                 for s in splits
             ),
         )

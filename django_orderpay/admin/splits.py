@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
@@ -10,7 +12,14 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import Split
 from .base import ProviderJSONMixin, ReadOnlyAdmin
-from .display import admin_link, money, provider_json_link
+from .display import (
+    admin_link,
+    money,
+    provider_json_link,
+    short_datetime,
+    status_badge,
+    status_label,
+)
 
 
 def _receiver_amount(receiver: dict, method: str) -> str:
@@ -20,18 +29,39 @@ def _receiver_amount(receiver: dict, method: str) -> str:
     return f"{value} %" if method == "PERCENTAGE" else money(value)
 
 
+class SplitStatusFilter(admin.SimpleListFilter):
+    """The statuses splits have here, in words (the field has no choices: PagBank lists none)."""
+
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, Any]]:
+        statuses = Split.objects.exclude(status="").values_list("status", flat=True)
+        return [(status, status_label(status)) for status in sorted(set(statuses))]
+
+    def queryset(self, request: HttpRequest, queryset: models.QuerySet) -> models.QuerySet:
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
 @admin.register(Split)
 class SplitAdmin(ProviderJSONMixin, ReadOnlyAdmin):
-    list_display = ("provider_id", "charge_link", "order_link", "method", "status", "created_at")
+    list_display = (
+        "provider_id",
+        "charge_link",
+        "order_link",
+        "method",
+        "status_badge",
+        "created",
+    )
     list_select_related = ("charge", "charge__order")
-    list_filter = ("method", "status")
+    list_filter = ("method", SplitStatusFilter)
     search_fields = ("=provider_id", "=charge__provider_id", "=charge__order__provider_id")
     fields = (
         "provider_id",
         "charge_link",
         "order_link",
         "method",
-        "status",
+        "status_badge",
         "receivers_table",
         "json_link",
         "created_at",
@@ -42,6 +72,14 @@ class SplitAdmin(ProviderJSONMixin, ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> models.QuerySet:
         return super().get_queryset(request).select_related("charge", "charge__order")
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_badge(self, obj: Split) -> str:
+        return status_badge(obj.status)
+
+    @admin.display(description=_("created at"), ordering="created_at")
+    def created(self, obj: Split) -> str | None:
+        return short_datetime(obj.created_at)
 
     @admin.display(description=_("charge"), ordering="charge__provider_id")
     def charge_link(self, obj: Split) -> str:

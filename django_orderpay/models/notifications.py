@@ -8,6 +8,8 @@ from django.utils.translation import gettext_lazy as _
 
 from django_orderpay.redaction import redact_headers
 
+from .money import short_datetime
+
 __all__ = ["DeliveryOutcome", "NotificationDelivery", "redact_headers"]
 
 #: Bytes kept of a body refused before processing (unverified, not JSON):
@@ -68,7 +70,9 @@ class NotificationDelivery(models.Model):
         ordering = ("-received_at", "-pk")
 
     def __str__(self) -> str:
-        return f"{self.order_provider_id or '?'} {self.outcome} {self.received_at:%Y-%m-%d %H:%M}"
+        # In the project's time zone and words, as the admin's list shows the same delivery.
+        received = short_datetime(self.received_at)
+        return f"{self.order_provider_id or '?'} {self.get_outcome_display()} {received}"
 
     @property
     def body_text(self) -> str:
