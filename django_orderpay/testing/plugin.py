@@ -132,6 +132,18 @@ class OrderPayEmulator:
         """End an ``IN_ANALYSIS`` charge with ``PAID`` or ``DECLINED``; the charge JSON."""
         return self.control("POST", f"charges/{charge_id}/resolve", {"status": status})
 
+    def pay_pix(self, qr_code_id: str) -> dict[str, Any]:
+        """A payer pays the Pix QR code ``QRCO_...`` now; the new PAID charge's JSON (notified)."""
+        return self.control("POST", f"qr_codes/{qr_code_id}/pay")
+
+    def pay_boleto(self, boleto_or_charge_id: str) -> dict[str, Any]:
+        """A payer pays the boleto (its id or its charge's ``CHAR_`` id); the charge's JSON."""
+        return self.control("POST", f"boletos/{boleto_or_charge_id}/pay")
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due."""
+        self.control("POST", "clock", {"advance_seconds": seconds})
+
     # --- notifications ----------------------------------------------------------
 
     def notifications(self) -> list[dict[str, Any]]:

@@ -1,0 +1,312 @@
+"""Pix and boleto end to end: created through the services, paid by the payer at the
+emulator (the notification mirrors it), expired, refunded.
+
+The payer is the emulator's control plane (as a banking app would pay); the
+notifications are delivered through the Django test client to the shop's
+view, as the provider posts them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from django_orderpay import rules, signals
+from django_orderpay.exceptions import ValidationError
+from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
+from django_orderpay.payloads import (
+    Address,
+    Amount,
+    BoletoHolder,
+    BoletoPayment,
+    QrCode,
+)
+from django_orderpay.payloads import (
+    Charge as ChargeRequest,
+)
+from django_orderpay.services import (
+    cancel_charge,
+    create_order,
+    refresh_order,
+    simulate_pix_payment,
+)
+from django_orderpay.testing import samples
+from tests.payloads_support import order
+
+pytestmark = pytest.mark.django_db
+
+
+def pix_order(reference_id: str = "pix-1", amount: int = 500, **qr) -> Order:
+    body = order(reference_id=reference_id, charges=(), qr_codes=[QrCode(amount, **qr)])
+    return create_order(body)
+
+
+def boleto_order(reference_id: str = "bol-1", days: int = 3) -> Order:
+    payer = samples.order_request()["customer"]
+    method = BoletoPayment(
+        due_date=rules.provider_today() + timedelta(days=days),
+        holder=BoletoHolder(
+            payer["name"], payer["tax_id"], payer["email"], Address(**samples.shipping()["address"])
+        ),
+        instruction_lines=("Pagamento processado para DESC Fatura",),
+    )
+    charge = ChargeRequest(amount=Amount(500), payment_method=method, reference_id="ch-1")
+    return create_order(order(reference_id=reference_id, charges=[charge]))
+
+
+@pytest.fixture
+def paid_signals():
+    received = []
+
+    def receiver(sender, charge, **kwargs):
+        received.append(charge.provider_id)
+
+    signals.charge_paid.connect(receiver)
+    yield received
+    signals.charge_paid.disconnect(receiver)
+
+
+@pytest.fixture
+def expired_signals():
+    received = []
+
+    def receiver(sender, order, **kwargs):
+        received.append(order.provider_id)
+
+    signals.order_expired.connect(receiver)
+    yield received
+    signals.order_expired.disconnect(receiver)
+
+
+# --- Pix ------------------------------------------------------------------------------
+
+
+def test_a_pix_order_waits_with_its_qr_code_and_no_charge(orderpay_emulator):
+    created = pix_order(amount=1990)
+
+    assert created.status == OrderStatus.WAITING
+    assert created.charges.count() == 0
+    qr_code = created.qr_codes.get()
+    answer = orderpay_emulator.control("GET", "orders")  # the emulator holds it
+    assert created.provider_id in answer["orders"]
+    assert qr_code.provider_id.startswith("QRCO_")
+    assert qr_code.amount_value == 1990
+    assert qr_code.text.startswith("000201") and qr_code.text[-8:-4] == "6304"
+    assert qr_code.image_url.endswith(f"/qrcode/{qr_code.provider_id}/png")
+    assert qr_code.expires_at > timezone.now()
+
+
+def test_a_payer_pays_the_qr_code_and_the_notification_makes_it_paid(
+    orderpay_emulator, client, paid_signals, django_capture_on_commit_callbacks
+):
+    created = pix_order()
+    qr_code = created.qr_codes.get()
+
+    orderpay_emulator.pay_pix(qr_code.provider_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        deliveries = orderpay_emulator.deliver_notifications(client)
+
+    assert [delivery.status for delivery in deliveries] == [200]
+    paid = Order.objects.get(pk=created.pk)
+    charge = paid.charges.get()
+    assert (paid.status, charge.status, charge.payment_method) == ("PAID", "PAID", "PIX")
+    assert charge.amount_paid == 500
+    assert charge.pix["end_to_end_id"]
+    assert list(charge.status_changes.values_list("new_status", "source")) == [
+        ("PAID", "notification")
+    ]
+    assert paid_signals == [charge.provider_id]
+
+
+def test_simulate_pix_payment_pays_and_mirrors_at_once(orderpay_emulator):
+    created = pix_order()
+
+    paid = simulate_pix_payment(created)
+
+    assert paid.status == OrderStatus.PAID
+    assert paid.charges.get().payment_method == "PIX"
+
+
+def test_a_paid_pix_is_refunded_in_part_then_whole(orderpay_emulator):
+    paid = simulate_pix_payment(pix_order(amount=2000))
+    charge = paid.charges.get()
+
+    cancel_charge(charge, 500)
+    partly = Charge.objects.get(pk=charge.pk)
+    assert (partly.amount_refunded, partly.refundable_amount) == (500, 1500)
+    assert partly.is_partially_refunded
+
+    cancel_charge(partly)
+    whole = Charge.objects.get(pk=charge.pk)
+    assert (whole.status, whole.amount_refunded) == (ChargeStatus.CANCELED, 2000)
+
+
+def test_an_unpaid_qr_code_is_closed_after_asking_the_provider(
+    orderpay_emulator, expired_signals, django_capture_on_commit_callbacks
+):
+    soon = timezone.now().replace(microsecond=0) + timedelta(seconds=2)
+    created = pix_order(expiration_date=soon)
+    time.sleep((soon - timezone.now()).total_seconds() + 0.2)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("orderpay_expire", verbosity=0)
+        call_command("orderpay_expire", verbosity=0)  # a second run finds nothing to do
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.EXPIRED
+    assert expired_signals == [created.provider_id]
+
+
+def test_a_qr_code_paid_at_the_last_minute_is_not_closed(
+    orderpay_emulator, expired_signals, django_capture_on_commit_callbacks
+):
+    soon = timezone.now().replace(microsecond=0) + timedelta(seconds=2)
+    created = pix_order(expiration_date=soon)
+    orderpay_emulator.pay_pix(created.qr_codes.get().provider_id)  # its notification is late
+    time.sleep((soon - timezone.now()).total_seconds() + 0.2)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("orderpay_expire", verbosity=0)
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.PAID
+    assert expired_signals == []
+
+
+def test_orderpay_expire_leaves_open_qr_codes_and_boletos_alone(orderpay_emulator):
+    pix, boleto = pix_order(), boleto_order(days=0)
+    out = io.StringIO()
+
+    call_command("orderpay_expire", stdout=out)
+
+    assert "0 of 0 orders past their window checked" in out.getvalue()
+    statuses = Order.objects.filter(pk__in=[pix.pk, boleto.pk]).values_list("status", flat=True)
+    assert list(statuses) == [OrderStatus.WAITING] * 2
+
+
+# --- boleto ---------------------------------------------------------------------------
+
+
+def test_a_boleto_waits_with_its_due_date_barcode_and_links(orderpay_emulator):
+    created = boleto_order(days=3)
+
+    charge = created.charges.get()
+    assert (created.status, charge.status, charge.payment_method) == (
+        "WAITING",
+        "WAITING",
+        "BOLETO",
+    )
+    assert charge.due_date == rules.provider_today() + timedelta(days=3)
+    # PagBank's ``barcode`` is the 47-digit typeable line; ``formatted_barcode`` spaces it.
+    assert len(charge.boleto["barcode"]) == 47
+    assert (
+        charge.boleto["formatted_barcode"].replace(".", "").replace(" ", "")
+        == (charge.boleto["barcode"])
+    )
+    assert charge.pdf_url.endswith("/pdf") and charge.image_url.endswith("/png")
+    assert not charge.can_cancel() and charge.refundable_amount == 0
+
+
+def test_the_payer_pays_the_boleto_and_the_notification_makes_it_paid(
+    orderpay_emulator, client, paid_signals, django_capture_on_commit_callbacks
+):
+    charge = boleto_order().charges.get()
+
+    orderpay_emulator.pay_boleto(charge.provider_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        orderpay_emulator.deliver_notifications(client)
+
+    paid = Charge.objects.get(pk=charge.pk)
+    assert (paid.status, paid.amount_paid, paid.order.status) == ("PAID", 500, "PAID")
+    assert paid_signals == [charge.provider_id]
+
+
+def test_a_paid_boleto_is_refunded(orderpay_emulator, client):
+    charge = boleto_order().charges.get()
+    orderpay_emulator.pay_boleto(charge.provider_id)
+    orderpay_emulator.deliver_notifications(client)
+
+    cancel_charge(Charge.objects.get(pk=charge.pk))
+
+    refunded = Charge.objects.get(pk=charge.pk)
+    assert (refunded.status, refunded.amount_refunded) == (ChargeStatus.CANCELED, 500)
+
+
+def test_an_unpaid_boleto_is_canceled_by_the_provider_after_its_due_date(orderpay_emulator, client):
+    created = boleto_order(days=0)
+
+    orderpay_emulator.advance_clock(timedelta(days=1, hours=1).total_seconds())
+    orderpay_emulator.control("GET", "clock")  # the provider's next call cancels it
+    orderpay_emulator.deliver_notifications(client)
+
+    expired = Order.objects.get(pk=created.pk)
+    assert expired.status == OrderStatus.CANCELED
+    assert expired.charges.get().amount_paid == 0
+
+
+def test_orderpay_expire_asks_the_provider_about_a_boleto_past_due(orderpay_emulator):
+    created = boleto_order(days=0)
+    orderpay_emulator.control("POST", "notifications/drop", {"count": 1})  # the next is lost
+    orderpay_emulator.advance_clock(timedelta(days=1, hours=1).total_seconds())
+    # A day later here too: the row's due date is yesterday's.
+    yesterday = rules.provider_today() - timedelta(days=1)
+    Charge.objects.filter(order=created).update(due_date=yesterday)
+
+    call_command("orderpay_expire", verbosity=0)
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.CANCELED
+
+
+def test_refresh_finds_a_boleto_paid_while_the_notification_was_lost(orderpay_emulator):
+    charge = boleto_order().charges.get()
+    orderpay_emulator.control("POST", "notifications/drop", {"count": 1})
+    orderpay_emulator.pay_boleto(charge.provider_id)
+
+    refreshed = refresh_order(charge.order)
+
+    assert refreshed.status == OrderStatus.PAID
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_orderpay_expire_run_twice_at_once_closes_and_signals_once(
+    orderpay_emulator, expired_signals
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent runs need PostgreSQL's row locks")
+    soon = timezone.now().replace(microsecond=0) + timedelta(seconds=2)
+    created = pix_order(expiration_date=soon)
+    time.sleep((soon - timezone.now()).total_seconds() + 0.2)
+    barrier = threading.Barrier(2)
+
+    def run():
+        barrier.wait()
+        try:
+            call_command("orderpay_expire", verbosity=0)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.EXPIRED
+    assert expired_signals == [created.provider_id]
+
+
+def test_the_builders_refuse_a_qr_code_beside_charges_before_any_call(orderpay_emulator):
+    body = dataclasses.replace(order(), qr_codes=(QrCode(500),))
+
+    with pytest.raises(ValidationError) as caught:
+        create_order(body)
+
+    assert caught.value.paths == ["qr_codes"]
+    assert orderpay_emulator.order_ids() == []
