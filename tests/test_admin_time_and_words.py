@@ -12,6 +12,7 @@ from django_orderpay.testing.factories import (
     ChargeFactory,
     ChargeStatusChangeFactory,
     NotificationDeliveryFactory,
+    SplitFactory,
 )
 from tests.admin_support import change, changelist, client_for, make_user, post_action
 
@@ -81,3 +82,14 @@ def test_the_status_history_shows_each_status_in_words(staff):
     history = response.content.decode().split('id="status_changes-group"')[1]
     assert ">Em análise</span>" in history and ">Pago</span>" in history
     assert ">IN_ANALYSIS<" not in history and ">PAID<" not in history
+
+
+def test_split_statuses_are_in_words_and_unknown_ones_as_sent(staff):
+    SplitFactory(status="PROCESSING")
+    SplitFactory(status="SOMETHING_NEW")
+
+    html = staff.get(changelist("split"), HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+
+    assert 'title="PROCESSING">Em processamento</span>' in html
+    assert 'title="SOMETHING_NEW">SOMETHING_NEW</span>' in html
+    assert ">Em processamento</a>" in html  # the status filter too

@@ -49,7 +49,7 @@ class CardTokenAdmin(ReadOnlyAdmin):
 
     def get_search_fields(self, request: HttpRequest) -> tuple[str, ...]:
         username = get_user_model().USERNAME_FIELD
-        return ("=provider_id", "=last_digits", "holder_name", f"user__{username}")
+        return ("provider_id", "=last_digits", "holder_name", f"user__{username}")
 
     def has_delete_permission(self, request: HttpRequest, obj: CardToken | None = None) -> bool:
         return admin.ModelAdmin.has_delete_permission(self, request, obj)

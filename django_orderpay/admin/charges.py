@@ -61,18 +61,20 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         "created",
     )
     list_select_related = ("order",)
+    ordering = ("-created_at", "-pk")  # newest first, whatever the model's own order
     list_filter = ("status", "card_brand", "capture", "recurring_type", "created_at")
     search_fields = (
-        "=provider_id",
+        "provider_id",  # part of an id finds it: staff paste what they have
         "reference_id",
-        "=order__provider_id",
+        "order__provider_id",
         "order__reference_id",
         "order__customer_name",
         "order__customer_email",
         "=card_last_digits",
     )
     search_help_text = _(
-        "Charge or order id, reference id, customer name or e-mail, card's last 4 digits."
+        "Charge or order id (or part of one), reference id, customer name or e-mail, "
+        "card's last 4 digits."
     )
     date_hierarchy = "created_at"
     list_per_page = 50

@@ -31,8 +31,8 @@ class NotificationDeliveryAdmin(ReadOnlyAdmin):
         "remote_addr",
     )
     list_filter = ("outcome", "valid", "received_at")
-    search_fields = ("=order_provider_id",)
-    search_help_text = _("The order's provider id (ORDE_...).")
+    search_fields = ("order_provider_id",)
+    search_help_text = _("The order's provider id (ORDE_..., or part of it).")
     date_hierarchy = "received_at"
     list_per_page = 50
     show_full_result_count = False

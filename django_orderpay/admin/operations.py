@@ -42,8 +42,10 @@ class OperationAdmin(OperationColumns, ReadOnlyAdmin):
         "order_link",
     )
     list_filter = ("state", "kind", "created_at")
-    search_fields = ("=target", "=idempotency_key", "=order__provider_id")
-    search_help_text = _("Target (reference id, ORDE_..., CHAR_...), idempotency key or order.")
+    search_fields = ("target", "=idempotency_key", "order__provider_id")
+    search_help_text = _(
+        "Target (reference id, ORDE_..., CHAR_..., or part of one), idempotency key or order."
+    )
     date_hierarchy = "created_at"
     list_per_page = 50
     show_full_result_count = False

@@ -141,13 +141,17 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     )
     list_filter = ("status", ChargeStatusFilter, "created_at")
     search_fields = (
-        "=provider_id",
+        "provider_id",  # part of an id finds it, the id of one of its charges too
+        "charges__provider_id",
         "reference_id",
         "customer_name",
         "customer_email",
         "customer_tax_id",
     )
-    search_help_text = _("Provider id (ORDE_...), reference id, customer name, e-mail or CPF/CNPJ.")
+    search_help_text = _(
+        "Order or charge id (ORDE_..., CHAR_..., or part of one), reference id, customer name, "
+        "e-mail or CPF/CNPJ."
+    )
     date_hierarchy = "created_at"
     list_per_page = 50
     show_full_result_count = False

@@ -54,8 +54,9 @@ class SplitAdmin(ProviderJSONMixin, ReadOnlyAdmin):
         "created",
     )
     list_select_related = ("charge", "charge__order")
+    ordering = ("-created_at", "-pk")
     list_filter = ("method", SplitStatusFilter)
-    search_fields = ("=provider_id", "=charge__provider_id", "=charge__order__provider_id")
+    search_fields = ("provider_id", "charge__provider_id", "charge__order__provider_id")
     fields = (
         "provider_id",
         "charge_link",
