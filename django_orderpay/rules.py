@@ -174,6 +174,24 @@ def card_brand(number: str) -> str | None:
     return None
 
 
+#: How people write each brand the provider reports (``card.brand`` is lower case).
+CARD_BRAND_NAMES: Final = {
+    "visa": "Visa",
+    "mastercard": "Mastercard",
+    "amex": "American Express",
+    "elo": "Elo",
+    "hipercard": "Hipercard",
+    "hiper": "Hiper",
+    "diners": "Diners Club",
+}
+
+
+def card_brand_name(brand: str) -> str:
+    """``"mastercard"`` -> ``"Mastercard"``; a brand not listed is capitalised; ``""`` stays."""
+    key = brand.strip().lower()
+    return CARD_BRAND_NAMES.get(key, key.capitalize())
+
+
 def provider_today(now: datetime | None = None) -> date:
     """Today in São Paulo (the day a boleto's due date is compared with)."""
     return (now or datetime.now(PROVIDER_TZ)).astimezone(PROVIDER_TZ).date()

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from django_orderpay import rules
 from django_orderpay.models import Operation, OperationKind, OperationState
 from django_orderpay.testing.factories import (
     CardTokenFactory,
@@ -15,7 +16,7 @@ from django_orderpay.testing.factories import (
     OrderFactory,
     SplitFactory,
 )
-from tests.admin_support import changelist, client_for, make_user
+from tests.admin_support import change, changelist, client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +106,38 @@ def test_part_of_a_provider_id_finds_the_row_in_every_list(staff, model_name, ma
     MAKERS[model_name](2)
 
     assert [row.pk for row in listed(staff, model_name, q=term)] == [wanted.pk]
+
+
+def test_card_brands_are_shown_by_name(staff):
+    ChargeFactory(card_brand="mastercard", card_last_digits="3264")
+    ChargeFactory(card_brand="amex", card_first_digits="378282", card_last_digits="0005")
+    token = CardTokenFactory(brand="visa")
+    paid_with_token = ChargeFactory(card_brand="visa", card_token=token)
+
+    charges = staff.get(changelist("charge")).content.decode()
+    tokens = staff.get(changelist("cardtoken")).content.decode()
+    page = staff.get(change("charge", paid_with_token.pk)).content.decode()
+
+    assert "Mastercard &bull;&bull;&bull;&bull;&nbsp;3264" in charges
+    assert "American Express &bull;&bull;&bull;&bull;&nbsp;0005" in charges
+    assert ">American Express</a>" in charges  # the brand filter
+    assert '<td class="field-brand_name">Visa</td>' in tokens
+    assert ">Visa</a>" in tokens  # its filter
+    assert "Visa 411111******1111" in page  # the card, and the token's link
+    assert "mastercard" not in charges.replace("card_brand=mastercard", "")
+
+
+def test_the_brand_filter_filters(staff):
+    wanted = ChargeFactory(card_brand="elo")
+    ChargeFactory(card_brand="visa")
+
+    assert [c.pk for c in listed(staff, "charge", card_brand="elo")] == [wanted.pk]
+
+
+@pytest.mark.parametrize(
+    ("brand", "name"),
+    [("visa", "Visa"), ("MASTERCARD", "Mastercard"), ("amex", "American Express"),
+     ("diners", "Diners Club"), ("cabal", "Cabal"), ("", "")],
+)  # fmt: skip
+def test_card_brand_name(brand, name):
+    assert rules.card_brand_name(brand) == name

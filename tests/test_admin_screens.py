@@ -41,7 +41,7 @@ def test_charge_changelist_shows_badges_money_card_and_payment_response(superuse
         assert f'class="orderpay-badge orderpay-badge-{status}"' in html
     assert "R$ 1,234.56" in html
     assert "R$ 25.00" in html
-    assert "mastercard &bull;&bull;&bull;&bull;&nbsp;3264" in html
+    assert "Mastercard &bull;&bull;&bull;&bull;&nbsp;3264" in html
     assert "20003 NAO AUTORIZADA" in html
     assert "django_orderpay/admin.css" in html
 
@@ -158,7 +158,7 @@ def test_charge_detail_shows_response_card_recurrence_split_and_history(superuse
     html = response.content.decode()
     assert response.status_code == 200
     assert "20003" in html and "NAO AUTORIZADA" in html
-    assert "elo 451416******3757" in html
+    assert "Elo 451416******3757" in html
     assert "158762300000712" in html
     assert "Initial" in html
     assert 'orderpay-badge-declined"' in html
@@ -249,7 +249,7 @@ def test_card_token_admin_shows_only_what_identifies_the_card(superuser_client):
     html = superuser_client.get(changelist("cardtoken")).content.decode()
     detail = superuser_client.get(change("cardtoken", token.pk)).content.decode()
 
-    for text in ("mastercard", "524008", "2454", "03/2031", "Maria Souza", "cardholder"):
+    for text in ("Mastercard", "524008", "2454", "03/2031", "Maria Souza", "cardholder"):
         assert text in html and text in detail
     # The token's JSON is not shown at all (there is no JSON view for cards).
     assert "provider-json" not in detail

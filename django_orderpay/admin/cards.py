@@ -8,7 +8,15 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from ..models import CardToken
+from ..rules import card_brand_name
 from .base import ReadOnlyAdmin
+from .display import CardBrandFilter
+
+
+class TokenBrandFilter(CardBrandFilter):
+    title = _("brand")
+    parameter_name = "brand"
+    field = "brand"
 
 
 @admin.register(CardToken)
@@ -21,7 +29,7 @@ class CardTokenAdmin(ReadOnlyAdmin):
 
     list_display = (
         "provider_id",
-        "brand",
+        "brand_name",
         "first_digits",
         "last_digits",
         "expiry",
@@ -31,11 +39,11 @@ class CardTokenAdmin(ReadOnlyAdmin):
         "created_at",
     )
     list_select_related = ("user",)
-    list_filter = ("brand", "created_at")
+    list_filter = (TokenBrandFilter, "created_at")
     fields = (
         "provider_id",
         "user",
-        "brand",
+        "brand_name",
         "first_digits",
         "last_digits",
         "expiry",
@@ -53,6 +61,10 @@ class CardTokenAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: CardToken | None = None) -> bool:
         return admin.ModelAdmin.has_delete_permission(self, request, obj)
+
+    @admin.display(description=_("brand"), ordering="brand")
+    def brand_name(self, obj: CardToken) -> str:
+        return card_brand_name(obj.brand)
 
     @admin.display(description=_("expiry"))
     def expiry(self, obj: CardToken) -> str:

@@ -17,6 +17,7 @@ from .actions import (
 )
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
+    CardBrandFilter,
     admin_link,
     admin_url,
     card_short,
@@ -62,7 +63,7 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     )
     list_select_related = ("order",)
     ordering = ("-created_at", "-pk")  # newest first, whatever the model's own order
-    list_filter = ("status", "card_brand", "capture", "recurring_type", "created_at")
+    list_filter = ("status", CardBrandFilter, "capture", "recurring_type", "created_at")
     search_fields = (
         "provider_id",  # part of an id finds it: staff paste what they have
         "reference_id",

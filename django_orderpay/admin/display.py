@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib import admin
 from django.db import models
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -13,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import ChargeStatus, DeliveryOutcome, OrderStatus, format_cents
 from ..models.money import short_datetime as short_datetime  # the admin's columns use it
+from ..rules import card_brand_name
 
 #: Statuses that have a badge colour in ``admin.css`` (charge and order statuses).
 BADGE_STATUSES = frozenset(ChargeStatus.values) | frozenset(OrderStatus.values)
@@ -81,22 +84,39 @@ def money_cell(cents: int | None, currency: str = "BRL") -> SafeString:
 
 
 def card_summary(brand: str, first_digits: str, last_digits: str) -> str:
-    """``visa 411111******1111``; an empty string when nothing is known."""
+    """``Visa 411111******1111``; an empty string when nothing is known."""
     if not (brand or first_digits or last_digits):
         return ""
     middle = "******" if first_digits else "**** "
-    return f"{brand} {first_digits}{middle}{last_digits}".strip()
+    return f"{card_brand_name(brand)} {first_digits}{middle}{last_digits}".strip()
 
 
 def card_short(brand: str, last_digits: str) -> SafeString | str:
-    """``visa •••• 1111`` for a list column; ``""`` when nothing is known."""
+    """``Visa •••• 1111`` for a list column; ``""`` when nothing is known."""
     if not (brand or last_digits):
         return ""
     return format_html(
         '<span class="orderpay-card">{} &bull;&bull;&bull;&bull;&nbsp;{}</span>',
-        brand,
+        card_brand_name(brand),
         last_digits or "????",
     )
+
+
+class CardBrandFilter(admin.SimpleListFilter):
+    """The card brands present, by name (``Visa``), for a model's ``card_brand`` column."""
+
+    title = _("card brand")
+    parameter_name = "card_brand"
+    #: The column holding the provider's lower-case brand.
+    field = "card_brand"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, Any]]:
+        brands = model_admin.model._default_manager.values_list(self.field, flat=True)
+        found = sorted(set(brands) - {""})
+        return [(brand, card_brand_name(brand)) for brand in found]
+
+    def queryset(self, request: HttpRequest, queryset: models.QuerySet) -> models.QuerySet:
+        return queryset.filter(**{self.field: self.value()}) if self.value() else queryset
 
 
 def pretty_json(data: Any) -> str:

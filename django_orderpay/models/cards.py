@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from ..rules import card_brand_name
 from .base import ProviderMirror
 
 
@@ -48,7 +49,8 @@ class CardToken(ProviderMirror):
         ordering = ("-created_at", "-pk")
 
     def __str__(self) -> str:
-        return f"{self.brand or 'card'} {self.first_digits}******{self.last_digits}".strip()
+        brand = card_brand_name(self.brand) if self.brand else "card"
+        return f"{brand} {self.first_digits}******{self.last_digits}".strip()
 
     @property
     def has_recurrence(self) -> bool:
