@@ -260,8 +260,8 @@ def test_in_analysis_until_the_notification_says_paid(client, products, shop):
     assert status_json(client, purchase)["status"] == "IN_ANALYSIS"
     assert status_json(client, purchase)["settled"] is False
     page = client.get(purchase.get_absolute_url()).content.decode()
-    assert 'data-settled="false"' in page
-    assert "shop/status.js" in page
+    assert 'data-orderpay-settled="false"' in page
+    assert "django_orderpay/payment.js" in page
 
     shop.resolve_charge(Order.objects.get().charges.get().provider_id, "PAID")
     assert status_json(client, purchase)["status"] == "IN_ANALYSIS"  # not told yet

@@ -11,6 +11,15 @@
   ``name`` attributes, so the raw card cannot be posted, plus the fields of a
   :class:`~django_orderpay.forms.CardPaymentForm` (the hidden encrypted card,
   installments, "save this card") and their errors.
+- ``{% orderpay_pix qr_code %}``: a Pix QR code to scan, its "copia e cola" code
+  with a copy button, and the time left until it expires.
+- ``{% orderpay_boleto charge %}``: a boleto's typeable line with a copy button,
+  its due date, barcode and PDF link.
+
+Both take ``poll_url`` (a URL answering JSON with a ``"status"``), ``status``
+(the one shown now) and ``next_url``: the page then asks every two seconds and
+moves on (to ``next_url``, else a reload) once the status differs, as when the
+payer has paid. ``django_orderpay/payment.js`` does it, and the copying.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from django.utils.translation import gettext_lazy
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
+from django_orderpay.models import Charge, QrCode, format_cents
 
 register = template.Library()
 logger = logging.getLogger("django_orderpay.templatetags")
@@ -167,4 +177,49 @@ def orderpay_card_form(
         "extra_fields": [
             form[name] for name in ("installments", "save_card") if form and name in form.fields
         ],
+    }
+
+
+def _follow(poll_url: str, status: str, next_url: str) -> dict[str, str]:
+    return {"poll_url": poll_url, "status": status, "next_url": next_url}
+
+
+@register.inclusion_tag("django_orderpay/pix.html")
+def orderpay_pix(
+    qr_code: QrCode,
+    poll_url: str = "",
+    status: str = "",
+    next_url: str = "",
+    prefix: str = "orderpay-pix",
+) -> dict[str, Any]:
+    """A Pix QR code: its image, its code to copy (``PIX``) and a countdown to its expiry.
+
+    A QR of the ``PAGBANK`` arrangement alone is shown without the code: only the
+    PagBank app pays it. ``status`` defaults to the order's.
+    """
+    return {
+        "qr_code": qr_code,
+        "amount": format_cents(qr_code.amount_value),
+        "pagbank_only": qr_code.arrangements == ["PAGBANK"],
+        "prefix": prefix,
+        **_follow(poll_url, status or qr_code.order.status, next_url),
+    }
+
+
+@register.inclusion_tag("django_orderpay/boleto.html")
+def orderpay_boleto(
+    charge: Charge,
+    poll_url: str = "",
+    status: str = "",
+    next_url: str = "",
+    prefix: str = "orderpay-boleto",
+) -> dict[str, Any]:
+    """A boleto charge: its typeable line to copy, due date, barcode image and PDF link."""
+    boleto = charge.boleto
+    return {
+        "charge": charge,
+        "amount": format_cents(charge.amount_value, charge.currency),
+        "line": boleto.get("formatted_barcode") or boleto.get("barcode") or "",
+        "prefix": prefix,
+        **_follow(poll_url, status or charge.status, next_url),
     }

@@ -2,22 +2,25 @@
 
 Card and saved-card payments use one provider order per purchase, created
 without charges and then paid (so a declined card can be retried on the same
-order); paying in the provider's app needs an order of its own, created with
-a deeplink.
+order). Paying in the provider's app, by Pix and by boleto each need an order
+of their own: created with a deeplink, with a QR code, or with a boleto charge
+(each reused while it can still be paid).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from django_orderpay import payloads, services
-from django_orderpay.models import Charge, ChargeStatus, Deeplink, Order, OrderStatus
+from django_orderpay import payloads, rules, services
+from django_orderpay.models import Charge, ChargeStatus, Deeplink, Order, OrderStatus, QrCode
 
 from .models import Purchase
 
@@ -25,12 +28,23 @@ from .models import Purchase
 #: deeplink opens the app, which exists on mobile only).
 MOBILE_USER_AGENT = re.compile(r"Mobi|Android|iPhone|iPad|iPod|Opera Mini|IEMobile", re.IGNORECASE)
 
-#: What the shop tells the shopper, by its own status (the order's, plus two of its own).
+#: How long a Pix QR code may be paid (PagBank's default is the end of the next
+#: day; a shop holding stock picks a shorter time).
+PIX_MINUTES = 30
+#: A boleto is due this many days after it is issued.
+BOLETO_DAYS = 3
+
+#: What the shop tells the shopper, by its own status (the order's, plus its own).
 WAITING_APP = "WAITING_APP"
+WAITING_PIX = "WAITING_PIX"
+WAITING_BOLETO = "WAITING_BOLETO"
 UNPAID = "UNPAID"
 LABELS = {
     UNPAID: gettext_lazy("Not paid yet"),
     WAITING_APP: gettext_lazy("Waiting for payment in the PagBank app"),
+    WAITING_PIX: gettext_lazy("Waiting for the Pix payment"),
+    WAITING_BOLETO: gettext_lazy("Waiting for the boleto to be paid"),
+    OrderStatus.EXPIRED: gettext_lazy("Expired unpaid"),
     OrderStatus.CREATED: gettext_lazy("Not paid yet"),
     OrderStatus.WAITING: gettext_lazy("Waiting for payment"),
     OrderStatus.IN_ANALYSIS: gettext_lazy("Payment in analysis"),
@@ -39,10 +53,14 @@ LABELS = {
     OrderStatus.DECLINED: gettext_lazy("Payment declined"),
     OrderStatus.CANCELED: gettext_lazy("Payment canceled"),
 }
-#: Where the shopper may (still, or again) pay.
-PAYABLE = frozenset({UNPAID, WAITING_APP, OrderStatus.DECLINED})
+#: Where the shopper may (still, or again) pay, or pay another way.
+PAYABLE = frozenset(
+    {UNPAID, WAITING_APP, WAITING_PIX, WAITING_BOLETO, OrderStatus.DECLINED, OrderStatus.EXPIRED}
+)
 #: Statuses that change only if the shopper acts again: the status page stops polling.
-SETTLED = frozenset({UNPAID, OrderStatus.PAID, OrderStatus.DECLINED, OrderStatus.CANCELED})
+SETTLED = frozenset(
+    {UNPAID, OrderStatus.PAID, OrderStatus.DECLINED, OrderStatus.CANCELED, OrderStatus.EXPIRED}
+)
 
 
 def is_mobile(request: HttpRequest) -> bool:
@@ -53,8 +71,27 @@ def _user(user: AbstractBaseUser | AnonymousUser | None) -> AbstractBaseUser | N
     return user if user is not None and user.is_authenticated else None
 
 
-def order_payload(purchase: Purchase, deep_link: payloads.DeepLink | None = None) -> payloads.Order:
-    """The ``POST /orders`` body for ``purchase`` (no charges: they come with ``pay``)."""
+def _address(purchase: Purchase) -> payloads.Address:
+    return payloads.Address(
+        street=purchase.street,
+        number=purchase.number,
+        complement=purchase.complement or None,
+        locality=purchase.locality,
+        city=purchase.city,
+        region_code=purchase.region_code,
+        postal_code=purchase.postal_code,
+    )
+
+
+def order_payload(
+    purchase: Purchase,
+    deep_link: payloads.DeepLink | None = None,
+    *,
+    qr_code: payloads.QrCode | None = None,
+    charge: payloads.Charge | None = None,
+) -> payloads.Order:
+    """The ``POST /orders`` body for ``purchase``: no charges (cards come with ``pay``),
+    or its deeplink, its Pix QR code or its boleto ``charge``."""
     return payloads.Order(
         reference_id=purchase.reference_id,
         customer=payloads.Customer(
@@ -72,18 +109,10 @@ def order_payload(purchase: Purchase, deep_link: payloads.DeepLink | None = None
             )
             for line in purchase.lines.all()
         ),
-        shipping=payloads.Shipping(
-            payloads.Address(
-                street=purchase.street,
-                number=purchase.number,
-                complement=purchase.complement or None,
-                locality=purchase.locality,
-                city=purchase.city,
-                region_code=purchase.region_code,
-                postal_code=purchase.postal_code,
-            )
-        ),
+        shipping=payloads.Shipping(_address(purchase)),
         deep_links=(deep_link,) if deep_link is not None else (),
+        qr_codes=(qr_code,) if qr_code is not None else (),
+        charges=(charge,) if charge is not None else (),
     )
 
 
@@ -93,7 +122,8 @@ def card_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None
     Raises the services' errors (``ValidationError``, ``ProviderError``) when
     the order cannot be created.
     """
-    existing = purchase.payment_orders().filter(deeplink__isnull=True).first()
+    cards = purchase.payment_orders().filter(deeplink__isnull=True, qr_codes__isnull=True)
+    existing = cards.exclude(charges__payment_method="BOLETO").first()
     if existing is not None:
         return existing
     return services.create_order(order_payload(purchase), user=_user(user), shop_object=purchase)
@@ -114,6 +144,59 @@ def app_order(
     )
 
 
+def pix_order(
+    purchase: Purchase,
+    user: AbstractBaseUser | AnonymousUser | None,
+    arrangement: str = "PIX",
+) -> Order:
+    """The purchase's Pix order (``arrangement`` ``PAGBANK``: its "Pagar com PagBank" QR),
+    reused while its QR code may be paid; a new one, payable for :data:`PIX_MINUTES`, else."""
+    for existing in purchase.payment_orders().filter(
+        status=OrderStatus.WAITING, qr_codes__isnull=False
+    ):
+        qr_code = existing.qr_codes.first()
+        if (
+            qr_code is not None
+            and qr_code.arrangements == [arrangement]
+            and not qr_code.is_expired()
+        ):
+            return existing
+    expires = timezone.now().replace(microsecond=0) + dt.timedelta(minutes=PIX_MINUTES)
+    qr_code = payloads.QrCode(purchase.total, expires, (arrangement,))
+    body = order_payload(purchase, qr_code=qr_code)
+    return services.create_order(body, user=_user(user), shop_object=purchase)
+
+
+def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None) -> Order:
+    """The purchase's boleto order, reused while it waits; a new one due in
+    :data:`BOLETO_DAYS` days, to the buyer's name and address, else."""
+    existing = (
+        purchase.payment_orders()
+        .filter(status=OrderStatus.WAITING, charges__payment_method="BOLETO")
+        .first()
+    )
+    if existing is not None:
+        return existing
+    boleto = payloads.BoletoPayment(
+        due_date=rules.provider_today() + dt.timedelta(days=BOLETO_DAYS),
+        holder=payloads.BoletoHolder(
+            name=purchase.customer_name,
+            tax_id=purchase.customer_tax_id,
+            email=purchase.customer_email,
+            address=_address(purchase),
+        ),
+        instruction_lines=(f"Compra {purchase.reference_id}", "Nao receber apos o vencimento"),
+    )
+    charge = payloads.Charge(
+        reference_id=purchase.reference_id,
+        description=f"Purchase {purchase.pk}",
+        amount=payloads.Amount(purchase.total),
+        payment_method=boleto,
+    )
+    body = order_payload(purchase, charge=charge)
+    return services.create_order(body, user=_user(user), shop_object=purchase)
+
+
 @dataclass(frozen=True)
 class PaymentState:
     """Where a purchase's payment stands, for the status page and its JSON."""
@@ -122,6 +205,7 @@ class PaymentState:
     order: Order | None
     charge: Charge | None
     deeplink: Deeplink | None
+    qr_code: QrCode | None = None
 
     @property
     def label(self) -> str:
@@ -147,9 +231,20 @@ class PaymentState:
         language can order its words.
         """
         charge = self.charge
+        if self.status == WAITING_BOLETO:
+            return _(
+                "Pay the boleto by its due date; this page updates when the bank confirms it "
+                "(up to three business days)."
+            )
+        if self.status == OrderStatus.EXPIRED:
+            return _("The time to pay ran out before the payment arrived. You may pay again.")
         if charge is None:
             if self.status == WAITING_APP:
                 return _("Open the PagBank app to pay; this page updates when the payment arrives.")
+            if self.status == WAITING_PIX:
+                return _(
+                    "Scan the QR code or copy the code to pay; this page updates when it is paid."
+                )
             return ""
         if charge.status == ChargeStatus.DECLINED:
             message = charge.payment_response_message or _("declined")
@@ -173,7 +268,11 @@ class PaymentState:
         return f"{LABELS.get(charge.status, charge.status)}{how}."
 
     def _how_paid(self, charge: Charge) -> str:
-        """`` with Visa •••• 1111``, `` in the PagBank app``, both, or nothing."""
+        """`` with Visa •••• 1111``, `` in the PagBank app``, `` by Pix``, both, or nothing."""
+        if charge.payment_method == "PIX":
+            return _(" by Pix")
+        if charge.payment_method == "BOLETO":
+            return _(" by boleto")
         card = ""
         if charge.card_last_digits:
             card = _(" with %(brand)s •••• %(last_digits)s") % {
@@ -195,7 +294,9 @@ class PaymentState:
 
 def payment_state(purchase: Purchase) -> PaymentState:
     """The purchase's payment: a paid order if any, else its newest order's state."""
-    orders = list(purchase.payment_orders().select_related("deeplink").prefetch_related("charges"))
+    orders = list(
+        purchase.payment_orders().select_related("deeplink").prefetch_related("charges", "qr_codes")
+    )
     if not orders:
         return PaymentState(UNPAID, None, None, None)
     paid = [order for order in orders if order.status == OrderStatus.PAID]
@@ -204,9 +305,18 @@ def payment_state(purchase: Purchase) -> PaymentState:
     paid_charges = [c for c in charges if c.status == ChargeStatus.PAID]
     charge = paid_charges[-1] if paid_charges else (charges[-1] if charges else None)
     deeplink = getattr(order, "deeplink", None)  # the reverse one-to-one raises when absent
+    qr_codes = list(order.qr_codes.all())
+    qr_code = qr_codes[0] if qr_codes else None
     status = order.status
+    boleto = charge is not None and charge.payment_method == "BOLETO"
     if status == OrderStatus.CREATED and deeplink is not None:
         status = WAITING_APP
     elif status == OrderStatus.CREATED:
         status = UNPAID
-    return PaymentState(status, order, charge, deeplink)
+    elif status == OrderStatus.WAITING and qr_code is not None:
+        status = WAITING_PIX
+    elif status == OrderStatus.WAITING and boleto:
+        status = WAITING_BOLETO
+    elif status == OrderStatus.CANCELED and boleto and not order.total_paid:
+        status = OrderStatus.EXPIRED  # the provider cancelled it unpaid after its due date
+    return PaymentState(status, order, charge, deeplink, qr_code)

@@ -21,6 +21,13 @@ urlpatterns = [
     path("orders/<uuid:reference>/pay/card/", views.pay_card, name="pay_card"),
     path("orders/<uuid:reference>/pay/saved-card/", views.pay_saved_card, name="pay_saved_card"),
     path("orders/<uuid:reference>/pay/app/", views.pay_in_app, name="pay_in_app"),
+    path("orders/<uuid:reference>/pay/pix/", views.pay_pix, name="pay_pix"),
+    path("orders/<uuid:reference>/pay/boleto/", views.pay_boleto, name="pay_boleto"),
+    path(
+        "orders/<uuid:reference>/pay/pix/simulate/",
+        views.simulate_pix_payment,
+        name="simulate_pix_payment",
+    ),
     path(
         "orders/<uuid:reference>/pay/app/simulate/",
         views.simulate_app_payment,

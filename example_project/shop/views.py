@@ -28,7 +28,16 @@ from django_orderpay.forms import (
 from .cart import Cart
 from .forms import CartLineForm, CheckoutForm, QuantityForm
 from .models import Product, Purchase, PurchaseLine
-from .payments import app_order, card_order, is_mobile, payment_state
+from .payments import (
+    BOLETO_DAYS,
+    PIX_MINUTES,
+    app_order,
+    boleto_order,
+    card_order,
+    is_mobile,
+    payment_state,
+    pix_order,
+)
 
 #: Environments with a deeplink pay simulator (the provider's sandbox, the emulator).
 SIMULATED_ENVIRONMENTS = ("sandbox", "emulator")
@@ -139,6 +148,8 @@ def _pay_page(
         "card_form": card_form,
         "saved_form": saved_form if saved_form is not None and saved_form.has_cards else None,
         "offer_app": is_mobile(request),
+        "pix_minutes": PIX_MINUTES,
+        "boleto_days": BOLETO_DAYS,
     }
     return _page(request, "shop/pay.html", context)
 
@@ -233,6 +244,59 @@ def pay_in_app(request: HttpRequest, reference: str) -> HttpResponse:
 
 
 @require_POST
+def pay_pix(request: HttpRequest, reference: str) -> HttpResponse:
+    """Create (or reuse) the purchase's Pix order; the status page shows its QR code.
+
+    ``arrangement=PAGBANK`` makes the "Pagar com PagBank" QR that only the
+    PagBank app pays (offered on computers, where the app link can't open).
+    """
+    purchase = _purchase(reference)
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    arrangement = "PAGBANK" if request.POST.get("arrangement") == "PAGBANK" else "PIX"
+    try:
+        pix_order(purchase, request.user, arrangement)
+    except OrderPayError as error:
+        text = _("The Pix payment could not be prepared: %(error)s") % {"error": error}
+        messages.error(request, text)
+        return redirect("shop:pay", reference=reference)
+    return redirect(purchase)
+
+
+@require_POST
+def pay_boleto(request: HttpRequest, reference: str) -> HttpResponse:
+    """Create (or reuse) the purchase's boleto; the status page shows its line and PDF."""
+    purchase = _purchase(reference)
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    try:
+        boleto_order(purchase, request.user)
+    except OrderPayError as error:
+        text = _("The boleto could not be issued: %(error)s") % {"error": error}
+        messages.error(request, text)
+        return redirect("shop:pay", reference=reference)
+    return redirect(purchase)
+
+
+@require_POST
+def simulate_pix_payment(request: HttpRequest, reference: str) -> HttpResponse:
+    """Stand in for the payer's bank (sandbox and emulator only): pay the Pix QR code."""
+    purchase = _purchase(reference)
+    state = payment_state(purchase)
+    if get_settings().environment not in SIMULATED_ENVIRONMENTS or state.qr_code is None:
+        messages.error(request, _("There is no Pix payment to simulate here."))
+        return redirect(purchase)
+    try:
+        services.simulate_pix_payment(state.order)
+    except OrderPayError as error:
+        text = _("The Pix payment was not simulated: %(error)s") % {"error": error}
+        messages.error(request, text)
+    return redirect(purchase)
+
+
+@require_POST
 def simulate_app_payment(request: HttpRequest, reference: str) -> HttpResponse:
     """Stand in for the payer's app (sandbox and emulator only): pay the deeplink, come back."""
     purchase = _purchase(reference)
@@ -255,12 +319,23 @@ def simulate_app_payment(request: HttpRequest, reference: str) -> HttpResponse:
 @require_GET
 def status(request: HttpRequest, reference: str) -> HttpResponse:
     purchase = _purchase(reference)
+    state = payment_state(purchase)
+    conf = get_settings()
     context = {
         "purchase": purchase,
-        "state": payment_state(purchase),
-        "simulate_app": get_settings().environment in SIMULATED_ENVIRONMENTS,
+        "state": state,
+        "simulate_app": conf.environment in SIMULATED_ENVIRONMENTS,
+        "emulator_bank_url": _emulator_bank_url(state.charge)
+        if conf.environment == "emulator"
+        else "",
     }
     return _page(request, "shop/status.html", context)
+
+
+def _emulator_bank_url(charge: Any) -> str:
+    """The emulator's page where a payer pays a boleto (its stand-in for a bank), or ""."""
+    boleto_id = charge.boleto.get("id") if charge is not None else None
+    return f"{get_settings().base_url}/boletos/{boleto_id}" if boleto_id else ""
 
 
 @never_cache
