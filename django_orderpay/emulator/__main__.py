@@ -72,7 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     try:
+        # Both, explicitly: a process started in the background (``cmd &``, CI
+        # runners) inherits SIGINT ignored, and Python then installs no handler.
         signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
         print(f"Emulator listening on {server.url}", flush=True)
         for token, account in emulator.accounts.items():
             print(f"  token {_shown_token(token)} -> account {account}", flush=True)

@@ -75,11 +75,17 @@ def listening(*args: str) -> Iterator[Cli]:
     running.process.stderr.close()
 
 
-def start(*args: str) -> Cli:
+def start(*args: str, sigint_ignored: bool = False) -> Cli:
+    """The CLI with ``args``; ``sigint_ignored`` starts it as a background job would be."""
+
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     process = subprocess.Popen(
         [sys.executable, "-m", "django_orderpay.emulator", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=ignore_sigint if sigint_ignored else None,
     )
     return Cli(process)

@@ -83,6 +83,18 @@ def test_a_signal_stops_it_cleanly(cli, signum):
     assert "Traceback" not in stderr
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_stops_it_even_when_started_with_sigint_ignored(signum):
+    running = start("--port", "0", "--quiet", sigint_ignored=True)
+    running.read_until(LISTENING)
+
+    status, rest, stderr = running.stop(signum)
+
+    assert status == 0
+    assert "Emulator stopped." in rest
+    assert "Traceback" not in stderr
+
+
 def test_default_token_is_printed_in_full():
     running = start("--port", "0", "--quiet")
     try:
