@@ -51,6 +51,7 @@ class CancelCharges(ConfirmedAction):
 
     name = "cancel_charges"
     description = gettext_lazy("Cancel selected charges (full refund)")
+    button_label = gettext_lazy("Cancel (full refund)")
     permission = "cancel_charge"
     submit_label = gettext_lazy("Yes, cancel them")
 
@@ -100,6 +101,7 @@ class RefundChargesPartially(ConfirmedAction):
 
     name = "refund_charges_partially"
     description = gettext_lazy("Refund part of selected charges")
+    button_label = gettext_lazy("Refund part")
     permission = "cancel_charge"
     form_class = RefundAmountForm
     submit_label = gettext_lazy("Refund this amount")
@@ -141,6 +143,7 @@ class CaptureCharges(ConfirmedAction):
 
     name = "capture_charges"
     description = gettext_lazy("Capture selected authorised charges")
+    button_label = gettext_lazy("Capture")
     permission = "capture_charge"
     submit_label = gettext_lazy("Yes, capture them")
 
@@ -183,6 +186,7 @@ class RefreshOrders(ConfirmedAction):
 
     name = "refresh_orders"
     description = gettext_lazy("Refresh selected orders from the provider")
+    button_label = gettext_lazy("Refresh from the provider")
     permission = "refresh_order"
     changes_state = False
     submit_label = gettext_lazy("Yes, refresh them")
@@ -247,9 +251,17 @@ class ReplayDeliveries(ConfirmedAction):
         return Outcome(text, messages.SUCCESS if result.ok else messages.ERROR)
 
 
-cancel_charges = CancelCharges().as_admin_action()
-refund_charges_partially = RefundChargesPartially().as_admin_action()
-capture_charges = CaptureCharges().as_admin_action()
-refresh_orders = RefreshOrders().as_admin_action()
-refresh_orders_of_charges = RefreshOrdersOfCharges().as_admin_action()
-replay_deliveries = ReplayDeliveries().as_admin_action()
+#: Each action once: the changelists list the functions, the objects' pages the instances.
+CANCEL_CHARGES = CancelCharges()
+REFUND_CHARGES_PARTIALLY = RefundChargesPartially()
+CAPTURE_CHARGES = CaptureCharges()
+REFRESH_ORDERS = RefreshOrders()
+REFRESH_ORDERS_OF_CHARGES = RefreshOrdersOfCharges()
+REPLAY_DELIVERIES = ReplayDeliveries()
+
+cancel_charges = CANCEL_CHARGES.as_admin_action()
+refund_charges_partially = REFUND_CHARGES_PARTIALLY.as_admin_action()
+capture_charges = CAPTURE_CHARGES.as_admin_action()
+refresh_orders = REFRESH_ORDERS.as_admin_action()
+refresh_orders_of_charges = REFRESH_ORDERS_OF_CHARGES.as_admin_action()
+replay_deliveries = REPLAY_DELIVERIES.as_admin_action()

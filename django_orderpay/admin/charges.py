@@ -10,6 +10,10 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatusChange, Split
 from .actions import (
+    CANCEL_CHARGES,
+    CAPTURE_CHARGES,
+    REFRESH_ORDERS_OF_CHARGES,
+    REFUND_CHARGES_PARTIALLY,
     cancel_charges,
     capture_charges,
     refresh_orders_of_charges,
@@ -28,6 +32,7 @@ from .display import (
     short_datetime,
     status_badge,
 )
+from .object_actions import ObjectActionsMixin
 
 
 class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
@@ -48,7 +53,7 @@ class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
 
 
 @admin.register(Charge)
-class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
+class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     list_display = (
         "provider_id",
         "order_link",
@@ -81,6 +86,12 @@ class ChargeAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     list_per_page = 50
     show_full_result_count = False
     actions = [cancel_charges, refund_charges_partially, capture_charges, refresh_orders_of_charges]
+    object_actions = [
+        CAPTURE_CHARGES,
+        REFUND_CHARGES_PARTIALLY,
+        CANCEL_CHARGES,
+        REFRESH_ORDERS_OF_CHARGES,
+    ]
     inlines = [ChargeStatusChangeInline]
     fieldsets = (
         (None, {"fields": ("provider_id", "order_link", "reference_id", "status_badge")}),

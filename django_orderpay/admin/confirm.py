@@ -61,6 +61,8 @@ class ConfirmedAction:
     name: str = ""
     #: The changelist's label for it.
     description: Any = ""
+    #: Its button on one object's page (:mod:`.object_actions`).
+    button_label: Any = ""
     #: The ``has_<permission>_permission`` method of the ModelAdmin that guards it.
     permission: str = ""
     #: Whether ``perform`` can change state at the provider (capture, cancel).
@@ -101,8 +103,17 @@ class ConfirmedAction:
         return admin.action(description=self.description, permissions=[self.permission])(action)
 
     def run(
-        self, modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: models.QuerySet
+        self,
+        modeladmin: admin.ModelAdmin,
+        request: HttpRequest,
+        queryset: models.QuerySet,
+        *,
+        original: models.Model | None = None,
     ) -> TemplateResponse | None:
+        """The confirmation page, or (confirmed) act and answer None for the caller's redirect.
+
+        ``original`` is the object whose own page the action was started from.
+        """
         # Django filters actions by permission already; checking again here
         # keeps the guard even if someone calls the action another way.
         if not getattr(modeladmin, f"has_{self.permission}_permission")(request):
@@ -123,7 +134,7 @@ class ConfirmedAction:
                 return None
         else:
             form = self.form_class(initial={"confirmation": uuid.uuid4().hex}, **kwargs)
-        return self._confirmation_page(modeladmin, request, queryset, form, todo, skipped)
+        return self._confirmation_page(modeladmin, request, queryset, form, todo, skipped, original)
 
     def idempotency_key(self, confirmation: str, obj: Any) -> str:
         """The same page confirmed twice gives the same key, so the provider acts once."""
@@ -167,6 +178,7 @@ class ConfirmedAction:
         form: forms.Form,
         todo: Sequence[Step],
         skipped: Sequence[Step],
+        original: models.Model | None = None,
     ) -> TemplateResponse:
         opts = modeladmin.model._meta
         context = {
@@ -175,6 +187,7 @@ class ConfirmedAction:
             "subtitle": None,
             "opts": opts,
             "app_label": opts.app_label,
+            "original": original,
             "media": modeladmin.media + form.media + forms.Media(css={"all": [ADMIN_CSS]}),
             "action_name": self.name,
             "intro": self.intro(todo, skipped),

@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatus, Deeplink, Operation, Order, Split
-from .actions import refresh_orders
+from .actions import REFRESH_ORDERS, refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
     admin_link,
@@ -26,6 +26,7 @@ from .display import (
     status_badge,
     status_label,
 )
+from .object_actions import ObjectActionsMixin
 from .operations import OperationInline
 
 #: A CPF or CNPJ typed with its punctuation (123.456.789-09, 12.345.678/0001-95).
@@ -128,7 +129,7 @@ class DeeplinkInline(ReadOnlyInline, admin.StackedInline):
 
 
 @admin.register(Order)
-class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
+class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     list_display = (
         "provider_id",
         "reference_id",
@@ -156,6 +157,7 @@ class OrderAdmin(ProviderJSONMixin, ReadOnlyAdmin):
     list_per_page = 50
     show_full_result_count = False
     actions = [refresh_orders]
+    object_actions = [REFRESH_ORDERS]
     inlines = [ChargeInline, DeeplinkInline, OperationInline]
     fieldsets = (
         (None, {"fields": ("provider_id", "reference_id", "status_badge", "json_link")}),
