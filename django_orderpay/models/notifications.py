@@ -68,6 +68,16 @@ class NotificationDelivery(models.Model):
         verbose_name = _("notification delivery")
         verbose_name_plural = _("notification deliveries")
         ordering = ("-received_at", "-pk")
+        constraints = [
+            # The claim that applies a notification once: a second copy of the
+            # same body can't also be processed; its insert or update waits for
+            # the first copy's transaction, then finds it (a duplicate).
+            models.UniqueConstraint(
+                fields=["dedupe_key"],
+                condition=models.Q(outcome=DeliveryOutcome.PROCESSED),
+                name="orderpay_delivery_processed_once",
+            )
+        ]
 
     def __str__(self) -> str:
         # In the project's time zone and words, as the admin's list shows the same delivery.

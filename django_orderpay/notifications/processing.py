@@ -1,17 +1,29 @@
-"""Apply one recorded delivery: dedupe, lock the order, fetch its state, sync it.
+"""Apply one delivery: claim it, lock the order, fetch its state, sync it.
 
-:func:`process_delivery` is the one way a delivery is processed: by the
-view, by the background task, by ``orderpay_replay`` and by the admin's
-replay action. It never raises for a delivery's sake: every attempt ends in
-a :class:`Result` and in the delivery's row.
+Two ways in, one way through:
+
+- :func:`receive_delivery`, the view's: a delivery just verified is
+  inserted *as the first statement of its processing transaction*, as the
+  claim on its body (see :mod:`.recording`), and processed in the same
+  transaction. A copy of a body already processed is a duplicate in two
+  statements; a first-time transition takes six (the claim, the order lock,
+  the charges, the charge, its history row, the order).
+- :func:`process_delivery`, for a delivery recorded earlier: the background
+  task, ``orderpay_replay`` and the admin's replay. The delivery is claimed
+  with an update, then processed the same way.
+
+Neither raises for a delivery's sake: every attempt ends in a
+:class:`Result` and in the delivery's row.
 
 Why it is safe under at-least-once, out-of-order, concurrent delivery:
 
-- The order row is locked (``SELECT ... FOR UPDATE``) for the whole attempt,
-  so copies of a notification are processed one after the other; the
-  duplicate check runs under that lock and sees a finished copy's outcome,
-  because ``processed`` is written in the same transaction as the state it
-  applied.
+- One ``processed`` delivery per body (a unique index over the dedupe key
+  of processed deliveries): a copy's claim waits for the first copy's
+  transaction and then finds it, so a body is applied once, and a failed
+  copy (rolled back) never counts.
+- The order row is locked (``SELECT ... FOR UPDATE``) for the whole
+  attempt, the fetch included, so different notifications of one order are
+  applied one after the other.
 - The state applied is the provider's current one, fetched through the
   client (or, with ``NOTIFICATION_TRUST_BODY``, the verified body), and
   ``sync`` only moves charges forward: a late IN_ANALYSIS copy never undoes
@@ -26,7 +38,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django_orderpay.client import OrderPayClient
+from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import NotFound
 from django_orderpay.models import (
@@ -34,10 +46,9 @@ from django_orderpay.models import (
     Charge,
     DeliveryOutcome,
     NotificationDelivery,
-    Order,
 )
 from django_orderpay.services import refresh_order
-from django_orderpay.sync import SyncError, sync_order, sync_transaction
+from django_orderpay.sync import SyncError, lock_order, sync_order, sync_transaction
 
 from . import recording
 from .verification import Rejected, named_charges, read_order
@@ -74,20 +85,6 @@ class Result:
         return 200 <= self.http_status < 300
 
 
-def _processed_copy(delivery: NotificationDelivery) -> int | None:
-    """The id of another copy of this delivery (same dedupe key) already applied, if any."""
-    if not delivery.dedupe_key:
-        return None
-    return (
-        NotificationDelivery.objects.filter(
-            dedupe_key=delivery.dedupe_key, outcome=DeliveryOutcome.PROCESSED
-        )
-        .exclude(pk=delivery.pk)
-        .values_list("pk", flat=True)
-        .first()
-    )
-
-
 def _order_of_charges(charge_ids: tuple[str, ...]) -> str:
     """The ``ORDE_`` id of the order a charge known here belongs to ("" if none is)."""
     found = (
@@ -107,7 +104,7 @@ def _apply(
     trust_body: bool,
     client: OrderPayClient | None,
 ) -> Result:
-    """One attempt, inside the processing transaction (the caller's).
+    """One attempt, inside the processing transaction (the caller's), the delivery claimed.
 
     ``order_id`` "" means the body named only charges: their order is found
     here, locked and re-fetched (such a body is never synced as is).
@@ -120,9 +117,7 @@ def _apply(
         unknown = f"no order here has charge {', '.join(charge_ids)}"
         if order_id and order_id != delivery.order_provider_id:
             recording.name_order(delivery, order_id)
-    order = None
-    if order_id:
-        order = Order.objects.select_for_update().filter(provider_id=order_id).first()
+    order = lock_order(order_id) if order_id else None
     if order is None and named:
         # An order this shop has not mirrored: its create's answer was lost,
         # or has not been mirrored yet. Whatever the body says, only the
@@ -131,15 +126,13 @@ def _apply(
     elif order is None:
         logger.info("notification delivery %s ignored: %s", delivery.pk, unknown)
         result = Result.of(DeliveryOutcome.IGNORED, unknown)
-    elif (copy_of := _processed_copy(delivery)) is not None:
-        result = Result.of(DeliveryOutcome.DUPLICATE, f"a copy of delivery {copy_of}")
     else:
-        if trust_body:
-            sync_order(payload, source=ChangeSource.NOTIFICATION)
-        else:
-            refresh_order(order, source=ChangeSource.NOTIFICATION, client=client)
+        if not trust_body:
+            payload = (client or get_client()).get_order(order.provider_id)
+        sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order)
         result = Result.of(DeliveryOutcome.PROCESSED)
-    recording.mark_outcome(delivery, result.outcome, result.detail)
+    if result.outcome != DeliveryOutcome.PROCESSED or result.detail:
+        recording.change_outcome(delivery, result.outcome, result.detail)
     return result
 
 
@@ -154,12 +147,68 @@ def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
     return Result.of(DeliveryOutcome.PROCESSED, f"order {order_id} adopted")
 
 
+def _secrets() -> tuple[str, ...]:
+    conf = get_settings()
+    return (*conf.notification_tokens, conf.token or "")
+
+
+def _trusts(delivery: NotificationDelivery, order_id: str) -> bool:
+    """Only a verified Order (one with its id) is ever synced as is."""
+    return get_settings().notification_trust_body and delivery.valid is True and bool(order_id)
+
+
+def _log_failure(delivery: NotificationDelivery, order_id: str, failure: Exception) -> None:
+    logger.warning(
+        "notification delivery %s for %s failed (%s); the provider will retry",
+        delivery.pk,
+        order_id or delivery.order_provider_id or "its charges' order",
+        type(failure).__name__,
+        exc_info=failure,
+    )
+
+
+def receive_delivery(
+    delivery: NotificationDelivery,
+    payload: dict[str, Any],
+    order_id: str,
+    *,
+    client: OrderPayClient | None = None,
+) -> Result:
+    """Record a verified delivery (not saved yet) and process it, in one transaction.
+
+    ``payload`` and ``order_id`` are the body as the checks read it. The
+    delivery is saved whatever happens: as processed, duplicate or ignored
+    with the state it applied, or, after a rollback, as failed (or rejected)
+    in a transaction of its own. A copy of a body already processed is
+    recorded as a duplicate and not processed again.
+    """
+    trust_body = _trusts(delivery, order_id)
+    try:
+        with sync_transaction():
+            if not recording.claim(delivery):
+                recording.record_duplicate(delivery)
+                return Result.of(DeliveryOutcome.DUPLICATE, "a copy of a processed delivery")
+            return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
+    except SyncError as exc:
+        if trust_body:
+            # A verified body the provider will send again unchanged: retrying can't help.
+            recording.record_after_rollback(delivery, DeliveryOutcome.REJECTED, str(exc))
+            return Result(DeliveryOutcome.REJECTED, str(exc), 400)
+        failure: Exception = exc
+    except Exception as exc:
+        failure = exc
+    _log_failure(delivery, order_id, failure)
+    error, trace = recording.describe(failure, _secrets())
+    recording.record_after_rollback(delivery, DeliveryOutcome.FAILED, error, trace)
+    return Result.of(DeliveryOutcome.FAILED, "processing failed")
+
+
 def process_delivery(
     delivery: NotificationDelivery, *, client: OrderPayClient | None = None
 ) -> Result:
     """Process (or re-process) one recorded delivery; never raises for the delivery's sake.
 
-    The order's state is re-fetched (``services.refresh_order``) through
+    The order's state is re-fetched (``GET /orders/{id}``) through
     ``client`` (default: this thread's client for the settings) unless
     ``NOTIFICATION_TRUST_BODY`` is on *and* the delivery's authenticity token
     was verified *and* the body is an Order with its id. A rejected
@@ -168,32 +217,27 @@ def process_delivery(
     """
     if delivery.outcome == DeliveryOutcome.REJECTED:
         return Result(DeliveryOutcome.REJECTED, "a rejected delivery is not processed", 400)
-    conf = get_settings()
-    secrets = (*conf.notification_tokens, conf.token or "")
     try:
         payload, order_id = read_order(bytes(delivery.body), valid=delivery.valid)
     except Rejected as rejected:
         recording.record_rejection(delivery, f"{rejected.field}: {rejected.message}")
         return Result(DeliveryOutcome.REJECTED, rejected.message, rejected.status)
-    # Only a verified Order (one with its id) is ever synced as is.
-    trust_body = conf.notification_trust_body and delivery.valid is True and bool(order_id)
+    trust_body = _trusts(delivery, order_id)
     try:
         with sync_transaction():
+            copy_of = recording.claim_recorded(delivery)
+            if copy_of is not None:
+                detail = f"{recording.COPY_OF}{copy_of}"
+                recording.mark_outcome(delivery, DeliveryOutcome.DUPLICATE, detail)
+                return Result.of(DeliveryOutcome.DUPLICATE, detail)
             return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
     except SyncError as exc:
         if trust_body:
-            # A verified body the provider will send again unchanged: retrying can't help.
             recording.record_rejection(delivery, str(exc))
             return Result(DeliveryOutcome.REJECTED, str(exc), 400)
         failure: Exception = exc
     except Exception as exc:
         failure = exc
-    logger.warning(
-        "notification delivery %s for %s failed (%s); the provider will retry",
-        delivery.pk,
-        order_id or delivery.order_provider_id or "its charges' order",
-        type(failure).__name__,
-        exc_info=failure,
-    )
-    recording.record_failure(delivery, failure, secrets)
+    _log_failure(delivery, order_id, failure)
+    recording.record_failure(delivery, failure, _secrets())
     return Result.of(DeliveryOutcome.FAILED, "processing failed")

@@ -1,15 +1,26 @@
-"""The delivery log: every request is written down before, and apart from, its processing.
+"""The delivery log: every request is written down, and a failure is written after its rollback.
 
-Each write here is its own short transaction, never the processing one, so a
-delivery whose processing fails and rolls back is still in the log with its
-error. (dj-stripe learned this the hard way: a webhook stored inside the
-transaction that then failed vanished with it.) The view runs with
-``non_atomic_requests``, so ``ATOMIC_REQUESTS`` cannot fold these writes into
-the request's transaction either.
+A delivery the view processes at once is inserted *in* its processing
+transaction, as that transaction's first statement: as the **claim** on its
+body (:func:`claim`). The row says ``processed``, the outcome it has if the
+transaction commits; no other connection can see it before then. A unique
+index allows one ``processed`` delivery per dedupe key, so a copy of the same
+body arriving meanwhile waits on that index for the first to finish, then
+finds it and is recorded as a ``duplicate`` (:func:`record_duplicate`). When
+processing fails, the transaction rolls back (the claim with it) and the
+failure is inserted afterwards, in a transaction of its own
+(:func:`record_after_rollback`). (dj-stripe learned the hard way that a
+webhook stored only inside a transaction that then failed vanishes with it.)
 
-Writes go through :func:`~django_orderpay.sync.sync_transaction`: on SQLite,
-whose writers can't wait for each other's locks, it makes them take turns
-with the syncs of the same process.
+A delivery refused at the door, or queued for a background worker, is
+inserted on its own and committed at once (:func:`record_delivery`); a
+worker claims it with an update (:func:`claim_recorded`). The view runs with
+``non_atomic_requests``, so ``ATOMIC_REQUESTS`` can't fold any of this into
+the request's transaction.
+
+Writes go through :mod:`django_orderpay.sync.locking`: on SQLite, whose
+writers can't wait for each other's locks, they take turns with the syncs of
+the same process.
 """
 
 from __future__ import annotations
@@ -19,16 +30,22 @@ import ipaddress
 import traceback as tb
 from collections.abc import Iterable, Mapping
 
-from django.db.models import F
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models import CharField, F, Subquery, Value
+from django.db.models.constants import OnConflict
+from django.db.models.functions import Cast, Concat
+from django.db.models.sql.subqueries import InsertQuery
 from django.utils import timezone
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, redact_headers
 from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
-from django_orderpay.sync import sync_transaction
+from django_orderpay.sync import single_write
 
 #: Longest error text kept (a traceback is kept whole, tracebacks are bounded).
 MAX_ERROR_LENGTH = 2000
+#: What a duplicate's ``error`` says (followed by the first copy's id).
+COPY_OF = "a copy of delivery "
 
 
 def client_address(meta: Mapping[str, object]) -> str | None:
@@ -40,7 +57,7 @@ def client_address(meta: Mapping[str, object]) -> str | None:
         return None
 
 
-def record_delivery(
+def new_delivery(
     *,
     body: bytes,
     whole: bool = True,
@@ -55,7 +72,7 @@ def record_delivery(
     traceback: str = "",
     secrets: Iterable[str] = (),
 ) -> NotificationDelivery:
-    """Insert one delivery as received (or as rejected), committed on its own.
+    """One delivery as received (or as rejected), not saved yet.
 
     ``headers`` lose the values of credential headers; ``error`` loses any
     of ``secrets`` (the configured tokens) should it ever quote one. Unless
@@ -63,7 +80,7 @@ def record_delivery(
     ``UNVERIFIED_BODY_KEPT`` bytes are kept, with its size and digest.
     """
     body = bytes(body)
-    delivery = NotificationDelivery(
+    return NotificationDelivery(
         body=body if whole else body[:UNVERIFIED_BODY_KEPT],
         body_size=len(body),
         headers=redact_headers(headers),
@@ -76,9 +93,98 @@ def record_delivery(
         error=redact_text(error, secrets)[:MAX_ERROR_LENGTH],
         traceback=redact_text(traceback, secrets),
     )
-    with sync_transaction():
+
+
+def record_delivery(**fields: object) -> NotificationDelivery:
+    """Insert one delivery (:func:`new_delivery`'s arguments), committed on its own."""
+    delivery = new_delivery(**fields)  # type: ignore[arg-type]
+    with single_write():
         delivery.save(force_insert=True)
     return delivery
+
+
+def _insert_unless_conflict(delivery: NotificationDelivery) -> bool:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING id``: whether the row went in.
+
+    Django's ``bulk_create(ignore_conflicts=True)`` can't say which rows it
+    skipped, so the insert is compiled by the ORM and run here. On PostgreSQL
+    a conflicting row of a transaction still in progress makes it wait for
+    that transaction's end.
+    """
+    using = router.db_for_write(NotificationDelivery)
+    meta = NotificationDelivery._meta
+    query = InsertQuery(NotificationDelivery, on_conflict=OnConflict.IGNORE)
+    query.insert_values([f for f in meta.concrete_fields if f is not meta.pk], [delivery])
+    compiler = query.get_compiler(using=using)
+    compiler.returning_fields = [meta.pk]
+    [(sql, params)] = compiler.as_sql()
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    delivery.pk = row[0]
+    delivery._state.adding = False
+    return True
+
+
+def claim(delivery: NotificationDelivery) -> bool:
+    """Insert a new delivery as the one that applies its body; False if a copy already has.
+
+    Inside the processing transaction. The row is written ``processed``
+    (attempt 1): what it says once this transaction commits, and only then
+    can anyone read it. Any other ending rewrites it (:func:`change_outcome`)
+    or takes it away (a rollback).
+    """
+    delivery.outcome = DeliveryOutcome.PROCESSED
+    delivery.attempts = 1
+    delivery.processed_at = timezone.now()
+    return _insert_unless_conflict(delivery)
+
+
+def record_duplicate(delivery: NotificationDelivery) -> None:
+    """Insert a new delivery as a duplicate of the processed copy that holds its claim.
+
+    The copy's id is read by the insert itself (one statement, not two).
+    """
+    copy = (
+        NotificationDelivery.objects.filter(
+            dedupe_key=delivery.dedupe_key, outcome=DeliveryOutcome.PROCESSED
+        )
+        .order_by()
+        .values("pk")[:1]
+    )
+    delivery.pk = None
+    delivery.outcome = DeliveryOutcome.DUPLICATE
+    delivery.attempts = 1
+    delivery.processed_at = timezone.now()
+    delivery.error = Concat(Value(COPY_OF), Cast(Subquery(copy), CharField()))
+    delivery.save(force_insert=True)
+    delivery.error = COPY_OF.strip()
+
+
+def claim_recorded(delivery: NotificationDelivery) -> int | None:
+    """Claim a delivery recorded earlier (a background one, a replay); the copy's id if taken.
+
+    Inside the processing transaction: the row is updated to ``processed``
+    in a savepoint; another copy already processed makes the update fail on
+    the unique index (waiting for it first, if it is still in progress), and
+    this returns that copy's id instead.
+    """
+    try:
+        with transaction.atomic():
+            _update(delivery, outcome=DeliveryOutcome.PROCESSED, error="", traceback="")
+    except IntegrityError:
+        copy = (
+            NotificationDelivery.objects.filter(
+                dedupe_key=delivery.dedupe_key, outcome=DeliveryOutcome.PROCESSED
+            )
+            .exclude(pk=delivery.pk)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return copy or 0
+    return None
 
 
 def _update(delivery: NotificationDelivery, **fields: object) -> None:
@@ -91,17 +197,19 @@ def _update(delivery: NotificationDelivery, **fields: object) -> None:
 
 
 def mark_outcome(delivery: NotificationDelivery, outcome: str, error: str = "") -> None:
-    """Set the outcome of one processing attempt (``attempts`` counted).
+    """Set the outcome of one more processing attempt (``attempts`` counted)."""
+    _update(delivery, outcome=outcome, error=error[:MAX_ERROR_LENGTH], traceback="")
 
-    Called inside the processing transaction for a success, so the outcome
-    commits together with the state it applied, or not at all.
+
+def change_outcome(delivery: NotificationDelivery, outcome: str, error: str = "") -> None:
+    """Change the outcome of the attempt under way (claimed: ``attempts`` already counts it).
+
+    In the processing transaction, so the outcome commits together with the
+    state it applied, or not at all.
     """
-    _update(
-        delivery,
-        outcome=outcome,
-        error=error[:MAX_ERROR_LENGTH],
-        traceback="",
-    )
+    error = error[:MAX_ERROR_LENGTH]
+    NotificationDelivery.objects.filter(pk=delivery.pk).update(outcome=outcome, error=error)
+    delivery.outcome, delivery.error = outcome, error
 
 
 def name_order(delivery: NotificationDelivery, order_provider_id: str) -> None:
@@ -128,26 +236,40 @@ def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]
 def record_failure(
     delivery: NotificationDelivery, exc: BaseException, secrets: Iterable[str] = ()
 ) -> None:
-    """Write down a failed attempt, after its transaction rolled back, in a transaction of its own.
+    """Write down a failed attempt of a recorded delivery, after its transaction rolled back.
 
     ``error`` is the exception's class and message, ``traceback`` the whole trace.
     """
     error, trace = describe(exc, secrets)
-    with sync_transaction():
-        _update(
-            delivery,
-            outcome=DeliveryOutcome.FAILED,
-            error=error,
-            traceback=trace,
-        )
+    with single_write():
+        _update(delivery, outcome=DeliveryOutcome.FAILED, error=error, traceback=trace)
 
 
 def record_rejection(delivery: NotificationDelivery, error: str) -> None:
-    """A stored delivery turned out not to be processable (a malformed body): not retried."""
-    with sync_transaction():
+    """A recorded delivery turned out not to be processable (a malformed body): not retried."""
+    with single_write():
         _update(
             delivery,
             outcome=DeliveryOutcome.REJECTED,
             error=error[:MAX_ERROR_LENGTH],
             traceback="",
         )
+
+
+def record_after_rollback(
+    delivery: NotificationDelivery, outcome: str, error: str, traceback: str = ""
+) -> None:
+    """Insert a delivery whose claim a failed attempt rolled back, with how it ended.
+
+    In a transaction of its own (the one that failed is over): the delivery
+    is in the log even though its processing left nothing behind.
+    """
+    delivery.pk = None
+    delivery._state.adding = True
+    delivery.outcome = outcome
+    delivery.error = error[:MAX_ERROR_LENGTH]
+    delivery.traceback = traceback
+    delivery.attempts = 1
+    delivery.processed_at = timezone.now()
+    with single_write():
+        delivery.save(force_insert=True)

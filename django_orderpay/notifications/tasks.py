@@ -36,13 +36,31 @@ class DeliveryFailed(OrderPayError):
     """A delivery processed in the background failed (its error is in the delivery log)."""
 
 
+#: Outcomes a worker leaves alone: the delivery was settled meanwhile (by a
+#: replay, or by another run of the same task after a worker was lost).
+SETTLED = frozenset(
+    {
+        DeliveryOutcome.PROCESSED,
+        DeliveryOutcome.DUPLICATE,
+        DeliveryOutcome.IGNORED,
+        DeliveryOutcome.REJECTED,
+    }
+)
+
+
 def run_delivery(delivery_id: int) -> str:
-    """Process the recorded delivery ``delivery_id``; its outcome, or raise if it failed."""
+    """Process the recorded delivery ``delivery_id``; its outcome, or raise if it failed.
+
+    A delivery already settled is left as it is (its outcome answered): a
+    task may run after ``orderpay_replay`` got to its delivery first.
+    """
     from .processing import process_delivery
 
     delivery = NotificationDelivery.objects.filter(pk=delivery_id).first()
     if delivery is None:
         return "missing"  # pruned before a worker got to it
+    if delivery.outcome in SETTLED:
+        return str(delivery.outcome)
     result = process_delivery(delivery)
     if result.outcome == DeliveryOutcome.FAILED:
         raise DeliveryFailed(
@@ -75,3 +93,13 @@ def enqueue_delivery(delivery: NotificationDelivery) -> Any:
         )
     task: Any = process_notification  # a Task once decorated above
     return task.enqueue(delivery.pk)
+
+
+def ran_outcome(task_result: Any) -> str | None:
+    """The outcome of a task the backend ran at once (the immediate backend); None if queued."""
+    status = str(getattr(task_result, "status", ""))
+    if status == "SUCCESSFUL":
+        return str(task_result.return_value)
+    if status == "FAILED":
+        return DeliveryOutcome.FAILED
+    return None

@@ -7,9 +7,11 @@ Order of work, each step for a reason:
    authenticity token is a digest of these exact bytes. A gzip
    ``Content-Encoding`` is undone, bounded by the same limit.
 3. Run the checks (:mod:`.verification`): size, content type, token.
-4. Record the delivery (:mod:`.recording`), whatever the verdict, in a
-   transaction of its own.
-5. Process it (:mod:`.processing`), or enqueue it (``NOTIFICATION_BACKGROUND``).
+4. Record the delivery (:mod:`.recording`), whatever the verdict: a refused
+   one in a transaction of its own; an accepted one as the first statement of
+   its processing transaction (a failure is written after the rollback), or
+   on its own before it is enqueued (``NOTIFICATION_BACKGROUND``).
+5. Process it (:mod:`.processing`), or enqueue it.
 
 Answers are JSON and never a traceback: 2xx when the provider should stop
 (processed, duplicate, ignored, received for background processing), 4xx
@@ -35,10 +37,10 @@ from rest_framework.views import APIView
 from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
-from django_orderpay.sync import sync_transaction
+from django_orderpay.sync import single_write
 
 from . import recording
-from .processing import Result, process_delivery
+from .processing import Result, receive_delivery
 from .verification import (
     DEFAULT_CHECKS,
     DEFAULT_MAX_BODY_SIZE,
@@ -229,18 +231,23 @@ class NotificationView(APIView):
                 error,
             )
             return self.answer(delivery, rejected.outcome, rejected.status, rejected)
-        delivery = recording.record_delivery(
+        delivery = recording.new_delivery(
             body=body,
             valid=verified.valid,
             order_provider_id=verified.order_id,
-            dedupe_key=Incoming(body, headers).dedupe_key,
+            dedupe_key=incoming.dedupe_key,
             **common,
         )
         if get_settings().notification_background:
+            with single_write():
+                delivery.save(force_insert=True)
             return self.enqueue(delivery, policy)
-        # One bounded fetch: the provider's request must not wait on our
-        # retries. A failure answers 5xx, and the provider retries later.
-        result = process_delivery(delivery, client=get_client(retries=0))
+        # Recorded and processed in one transaction. One bounded fetch: the
+        # provider's request must not wait on our retries. A failure answers
+        # 5xx, and the provider retries later.
+        result = receive_delivery(
+            delivery, verified.payload, verified.order_id, client=get_client(retries=0)
+        )
         return self.answer_result(delivery, result)
 
     def read_body(self, request: HttpRequest, policy: Policy) -> bytes:
@@ -286,17 +293,20 @@ class NotificationView(APIView):
 
     def enqueue(self, delivery: NotificationDelivery, policy: Policy) -> Response:
         """Background mode: hand the recorded delivery to the task framework."""
-        from .tasks import enqueue_delivery
+        from .tasks import enqueue_delivery, ran_outcome
 
         try:
-            enqueue_delivery(delivery)
+            task_result = enqueue_delivery(delivery)
         except Exception as exc:
             logger.exception("notification %s could not be enqueued", delivery.pk)
             recording.record_failure(delivery, exc, policy.tokens)
             return self.answer(delivery, DeliveryOutcome.FAILED, 500)
         # A queue has not run it yet ("received"); the immediate backend (a
         # development setup) has, and then the answer tells how it went.
-        with sync_transaction():
+        outcome = ran_outcome(task_result)
+        if outcome is None:
+            return self.answer(delivery, DeliveryOutcome.RECEIVED, 200)
+        with single_write():
             delivery.refresh_from_db(fields=["outcome", "error"])
         return self.answer_result(delivery, Result.of(delivery.outcome, delivery.error))
 

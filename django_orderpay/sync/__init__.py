@@ -2,25 +2,29 @@
 
 - :func:`sync_order` for Order answers and notification bodies;
 - :func:`sync_charge` for answers that are a single charge;
-- :func:`sync_split` for a split record.
+- :func:`sync_split` for a split record;
+- :func:`lock_order` for a caller that must hold an order's lock before it
+  has the payload (its row then goes to ``sync_order(locked=...)``).
 """
 
 from __future__ import annotations
 
 from .charges import supersedes
-from .locking import sync_transaction
+from .locking import single_write, sync_transaction
 from .operations import requested_total, settle
-from .orders import sync_charge, sync_order
+from .orders import lock_order, sync_charge, sync_order
 from .parse import SyncError, parse_charge, parse_order, parse_split
 from .splits import sync_split
 
 __all__ = [
     "SyncError",
+    "lock_order",
     "parse_charge",
     "parse_order",
     "parse_split",
     "requested_total",
     "settle",
+    "single_write",
     "supersedes",
     "sync_charge",
     "sync_order",

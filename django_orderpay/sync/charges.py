@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 
-from ..models import Charge, ChargeStatusChange, Order, Split, charge_transition_allowed
+from ..models import (
+    Charge,
+    ChargeStatusChange,
+    Operation,
+    Order,
+    Split,
+    charge_transition_allowed,
+)
 from ..models.base import attname
 from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
@@ -65,20 +72,32 @@ def supersedes(row: Charge, state: ChargeState) -> bool:
     return state.amount_paid >= row.amount_paid and state.amount_refunded >= row.amount_refunded
 
 
-def _lock(order: Order, states: Sequence[ChargeState]) -> dict[str, Charge]:
-    """The order's charge rows (and any row naming one of ``states``), locked."""
+def _lock(order: Order, states: Sequence[ChargeState]) -> tuple[dict[str, Charge], bool | None]:
+    """The order's charge rows (and any row naming one of ``states``), locked.
+
+    Also whether the order has an open operation, read in the same query
+    (None when no row came back to carry the answer): the caller holds the
+    order's lock, so this statement, run after it was granted, sees every
+    operation committed before, and most syncs find none to settle.
+    """
     ids = [state.provider_id for state in states]
     # One query, rows locked in primary-key order: every sync takes charge
     # locks in the same order, so two of them cannot deadlock.
-    rows = Charge.objects.select_for_update().filter(Q(order=order) | Q(provider_id__in=ids))
+    rows = (
+        Charge.objects.select_for_update()
+        .filter(Q(order=order) | Q(provider_id__in=ids))
+        .annotate(order_has_open_operations=Exists(Operation.objects.open().filter(order=order)))
+    )
     known: dict[str, Charge] = {}
+    open_operations: bool | None = None
     for row in rows.order_by("pk"):
         if row.order_id != order.pk:
             index = ids.index(row.provider_id)
             raise SyncError(f"charges[{index}].id", f"{row.provider_id} belongs to another order")
         row.order = order
         known[row.provider_id] = row
-    return known
+        open_operations = row.order_has_open_operations
+    return known, open_operations
 
 
 def _refuse_claimed(states: Sequence[ChargeState]) -> None:
@@ -134,16 +153,19 @@ def _save(changed: Sequence[tuple[Charge, list[str]]]) -> None:
 
 def apply_charges(
     order: Order, states: Sequence[ChargeState], *, source: str, new_order: bool = False
-) -> list[Charge]:
-    """Upsert ``states`` under ``order`` (already locked); all the order's charges.
+) -> tuple[list[Charge], bool | None]:
+    """Upsert ``states`` under ``order`` (already locked).
 
-    ``new_order`` says this sync has just inserted ``order``: it has no
-    charges to look up or lock. A new charge counts as a transition from ``""``.
-    Each transition gets a history row now and its signals after commit.
+    Returns all the order's charges, and whether the order has an open
+    operation (None: not known, look). ``new_order`` says this sync has just
+    inserted ``order``: it has no charges to look up or lock. A new charge
+    counts as a transition from ``""``. Each transition gets a history row
+    now and its signals after commit.
     """
     known: dict[str, Charge] = {}
+    open_operations: bool | None = None
     if not new_order:
-        known = _lock(order, states)
+        known, open_operations = _lock(order, states)
     elif states:
         _refuse_claimed(states)
     # user_id, not user: the owner's row is never needed, only its key.
@@ -184,7 +206,7 @@ def apply_charges(
     _save(changed)
     _record(changes, source, now)
     _link_splits(known.values(), new, states)
-    return [*known.values(), *new]
+    return [*known.values(), *new], open_operations
 
 
 def _record(changes: list[tuple[Charge, ChargeChange]], source: str, now: Any) -> None:

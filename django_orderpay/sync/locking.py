@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from django.db import transaction
 
@@ -36,3 +36,17 @@ def sync_transaction(using: str | None = None) -> Iterator[None]:
         return
     with _SERIAL, transaction.atomic(using=using):
         yield
+
+
+def single_write(using: str | None = None) -> AbstractContextManager[None]:
+    """For one statement that writes: no transaction of its own where rows can be locked.
+
+    A single statement is atomic by itself (autocommit), so wrapping it in
+    ``BEGIN``/``COMMIT`` only costs two round trips; where rows can't be
+    locked (SQLite) it still takes the process's turn, as
+    :func:`sync_transaction` does.
+    """
+    connection = transaction.get_connection(using)
+    if connection.features.has_select_for_update or connection.in_atomic_block:
+        return nullcontext()
+    return sync_transaction(using)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -189,12 +190,37 @@ def _sync_qr_codes(order: Order, states: Sequence[QrCodeState], *, new_order: bo
         row.save()
 
 
+def lock_order(provider_id: str) -> Order | None:
+    """The mirrored order ``provider_id``, its row locked until the transaction ends.
+
+    For a caller that must hold the lock before it has the payload to sync
+    (a notification re-fetching the order): it hands the row to
+    :func:`sync_order` as ``locked``, which then does not lock it again.
+    Call it inside :func:`sync_transaction`; None if no such order is mirrored.
+    """
+    # get(), not first(): first() would order by Meta.ordering (see _lock_or_create).
+    try:
+        return Order.objects.select_for_update().get(provider_id=provider_id)
+    except Order.DoesNotExist:
+        return None
+
+
+def _callers_transaction(locked: Order, state: OrderState) -> AbstractContextManager[None]:
+    """The transaction that locked ``locked`` (checked to be open and to be the payload's order)."""
+    if locked.provider_id != state.provider_id:
+        raise SyncError("id", f"{state.provider_id} is not the locked order {locked.provider_id}")
+    if not transaction.get_connection().in_atomic_block:
+        raise ValueError("sync_order(locked=...) must run in the transaction that locked the order")
+    return nullcontext()
+
+
 def sync_order(
     payload: dict[str, Any],
     *,
     source: str,
     user: AbstractBaseUser | AnonymousUser | None = None,
     shop_object: models.Model | None = None,
+    locked: Order | None = None,
 ) -> Order:
     """Mirror a provider Order (create, pay or GET answer, or a notification body).
 
@@ -204,22 +230,34 @@ def sync_order(
     ``django_orderpay.models.states``). ``user`` and ``shop_object`` are
     attached when the order has none yet. Raises :class:`SyncError` naming
     the field of a malformed payload.
+
+    ``locked`` is the order's row as :func:`lock_order` returned it, in the
+    caller's transaction: the sync then runs in that transaction as it is
+    (no lock taken again, no savepoint), and an error leaves the rollback
+    to the caller.
     """
     _check_source(source)
     state = parse_order(payload)
-    with sync_transaction():
-        order, new_order = _lock_or_create(state, user, shop_object)
+    block = sync_transaction() if locked is None else _callers_transaction(locked, state)
+    with block:
+        if locked is None:
+            order, new_order = _lock_or_create(state, user, shop_object)
+        else:
+            order, new_order = locked, False
         before = _snapshot(order)
         _claim(order, user, shop_object)
         for name, value in state.columns.items():
             if value not in ("", None):
                 setattr(order, name, value)
-        charges = apply_charges(order, state.charges, source=source, new_order=new_order)
+        charges, open_operations = apply_charges(
+            order, state.charges, source=source, new_order=new_order
+        )
         if state.deeplink is not None:
             _sync_deeplink(order, state.deeplink, new_order=new_order)
         if state.qr_codes:
             _sync_qr_codes(order, state.qr_codes, new_order=new_order)
-        settle(order, charges, new_order=new_order)
+        if open_operations is not False:
+            settle(order, charges, new_order=new_order)
         _finish(order, charges, state.data, before, source=source, new_order=new_order)
     return order
 
@@ -245,7 +283,8 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
         before = _snapshot(locked)
-        charges = apply_charges(locked, [state], source=source)
-        settle(locked, charges, new_order=False)
+        charges, open_operations = apply_charges(locked, [state], source=source)
+        if open_operations is not False:
+            settle(locked, charges, new_order=False)
         _finish(locked, charges, locked.data, before, source=source)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)

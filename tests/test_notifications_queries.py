@@ -1,0 +1,61 @@
+"""What a notification costs the database: statements per delivery, on SQLite and PostgreSQL.
+
+A first-time transition is one transaction of six statements (the delivery
+claimed, the order locked, its charges read, the charge written, its history
+row, the order written); a copy of a delivery already processed is two (the
+claim refused, the duplicate recorded). Counted with Django's
+``CaptureQueriesContext`` around the view, in real transactions
+(``transaction=True``), so ``BEGIN`` and ``COMMIT`` are the view's own.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from django_orderpay.models import ChargeStatusChange, DeliveryOutcome, NotificationDelivery
+from tests.test_notifications_processing import paid_notification, post_as_provider
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: The issue's targets: statements that read or write data.
+FIRST_TIME = 6
+DUPLICATE = 2
+_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def counted(client: Client, notification: dict) -> tuple[int, list[str], list[str]]:
+    """Post ``notification``; its status, data statements and transaction statements."""
+    with CaptureQueriesContext(connection) as captured:
+        response = post_as_provider(client, notification)
+    statements = [query["sql"] for query in captured.captured_queries]
+    control = [sql for sql in statements if sql.lstrip().upper().startswith(_CONTROL)]
+    data = [sql for sql in statements if sql not in control]
+    return response.status_code, data, control
+
+
+@pytest.mark.parametrize("trust_body", [False, True], ids=["refetch", "trust-body"])
+def test_a_transition_takes_six_statements_and_a_copy_two(orderpay_emulator, settings, trust_body):
+    settings.ORDERPAY = {**settings.ORDERPAY, "NOTIFICATION_TRUST_BODY": trust_body}
+    order, paid = paid_notification(orderpay_emulator, f"queries-{trust_body}")
+    client = Client()
+
+    status, data, control = counted(client, paid)
+
+    assert status == 200
+    assert len(data) <= FIRST_TIME, "\n".join(data)
+    assert [sql.split()[0].upper() for sql in control] == ["BEGIN", "COMMIT"]
+    assert ChargeStatusChange.objects.filter(charge__order=order, new_status="PAID").count() == 1
+
+    status, data, control = counted(client, paid)
+
+    assert status == 200
+    assert len(data) <= DUPLICATE, "\n".join(data)
+    assert len(control) <= 2
+    first, copy = NotificationDelivery.objects.order_by("pk")
+    assert (first.outcome, copy.outcome) == (DeliveryOutcome.PROCESSED, DeliveryOutcome.DUPLICATE)
+    assert copy.error == f"a copy of delivery {first.pk}"
+    assert (copy.attempts, first.attempts) == (1, 1)
+    assert ChargeStatusChange.objects.filter(charge__order=order, new_status="PAID").count() == 1
