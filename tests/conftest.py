@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from django.utils import translation
 
 
 @pytest.fixture
@@ -21,3 +22,11 @@ def orderpay(settings) -> Callable[..., None]:
 def trusting(orderpay) -> None:
     """Notifications' verified bodies applied as they are (``NOTIFICATION_TRUST_BODY``)."""
     orderpay(NOTIFICATION_TRUST_BODY=True)
+
+
+@pytest.fixture(autouse=True)
+def _language_of_the_next_test_is_its_own():
+    """A request in pt-BR leaves its language active in the thread (LocaleMiddleware
+    never deactivates it): tests after it would speak Portuguese by accident."""
+    yield
+    translation.deactivate()

@@ -118,8 +118,8 @@ def test_card_brands_are_shown_by_name(staff):
     tokens = staff.get(changelist("cardtoken")).content.decode()
     page = staff.get(change("charge", paid_with_token.pk)).content.decode()
 
-    assert "Mastercard &bull;&bull;&bull;&bull;&nbsp;3264" in charges
-    assert "American Express &bull;&bull;&bull;&bull;&nbsp;0005" in charges
+    assert '"orderpay-brand">Mastercard</span>' in charges
+    assert '"orderpay-brand">American Express</span>' in charges
     assert ">American Express</a>" in charges  # the brand filter
     assert '<td class="field-brand_name">Visa</td>' in tokens
     assert ">Visa</a>" in tokens  # its filter
@@ -141,3 +141,34 @@ def test_the_brand_filter_filters(staff):
 )  # fmt: skip
 def test_card_brand_name(brand, name):
     assert rules.card_brand_name(brand) == name
+
+
+def test_the_charge_list_cells_hold_two_lines(staff):
+    order = OrderFactory(reference_id="loja-77")
+    charge = ChargeFactory(
+        order=order,
+        provider_id="CHAR_62783AF0-8700-4A4B-9C0C-B86183CA1D9C",
+        amount_value=15000,
+        amount_refunded=1250,
+        installments=3,
+    )
+    captured_less = ChargeFactory(authorized=True, amount_value=5000)
+    captured_less.status, captured_less.amount_paid = "PAID", 4000
+    captured_less.save()
+
+    html = staff.get(changelist("charge"), HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+
+    # The charge's short id links its page (the whole id in the title), its order under it.
+    assert (
+        f'<a href="{change("charge", charge.pk)}" class="orderpay-id" '
+        f'title="{charge.provider_id}">CHAR_62783AF0…</a>'
+    ) in html
+    assert (
+        f'pedido <a href="{change("order", order.pk)}" title="{order.provider_id}">loja-77</a>'
+        in html
+    )
+    # The amount over its installments, what was paid when it differs, and refunds.
+    assert '<div class="orderpay-sub">em 3x</div>' in html
+    assert 'estornado <span class="orderpay-money">R$ 12,50</span>' in html
+    assert 'pago <span class="orderpay-money">R$ 40,00</span>' in html
+    assert html.count('orderpay-sub">pago') == 1  # not for a charge paid in full

@@ -41,7 +41,8 @@ def test_charge_changelist_shows_badges_money_card_and_payment_response(superuse
         assert f'class="orderpay-badge orderpay-badge-{status}"' in html
     assert "R$ 1,234.56" in html
     assert "R$ 25.00" in html
-    assert "Mastercard &bull;&bull;&bull;&bull;&nbsp;3264" in html
+    assert '"orderpay-brand">Mastercard</span>' in html
+    assert '"orderpay-digits">&bull;&bull;&bull;&bull;&nbsp;3264</span>' in html
     assert "20003 NAO AUTORIZADA" in html
     assert "django_orderpay/admin.css" in html
 

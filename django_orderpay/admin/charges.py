@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatusChange, Split
@@ -30,6 +30,7 @@ from .display import (
     money_cell,
     provider_json_link,
     short_datetime,
+    short_id,
     status_badge,
 )
 from .object_actions import ObjectActionsMixin
@@ -54,18 +55,18 @@ class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
 
 @admin.register(Charge)
 class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
+    # Six columns, some of two lines, so the list fits a 1440 px screen beside the
+    # admin's sidebars: the id over its order, the amount over what was paid,
+    # refunded and in how many installments, the brand over the digits.
     list_display = (
-        "provider_id",
-        "order_link",
+        "charge_cell",
         "status_badge",
-        "amount",
-        "paid",
-        "refunded",
+        "money_cell",
         "card_column",
-        "installments",
         "payment_response",
         "created",
     )
+    list_display_links = None  # the first cell links the charge and its order itself
     list_select_related = ("order",)
     ordering = ("-created_at", "-pk")  # newest first, whatever the model's own order
     list_filter = ("status", CardBrandFilter, "capture", "recurring_type", "created_at")
@@ -164,6 +165,37 @@ class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
             admin_url(order),
             order.provider_id,
             order.reference_id or order.provider_id,
+        )
+
+    @admin.display(description=_("charge"), ordering="provider_id")
+    def charge_cell(self, obj: Charge) -> str:
+        order = obj.order
+        return format_html(
+            '<a href="{}" class="orderpay-id" title="{}">{}</a>'
+            '<div class="orderpay-sub">{} <a href="{}" title="{}">{}</a></div>',
+            admin_url(obj),
+            obj.provider_id,
+            short_id(obj.provider_id),
+            _("order"),
+            admin_url(order),
+            order.provider_id,
+            order.reference_id or short_id(order.provider_id),
+        )
+
+    @admin.display(description=_("amount"), ordering="amount_value")
+    def money_cell(self, obj: Charge) -> str:
+        lines = []
+        if obj.installments > 1:
+            lines.append(_("in %(count)dx") % {"count": obj.installments})
+        if obj.amount_paid and obj.amount_paid != obj.amount_value:
+            lines.append(format_html("{} {}", _("paid"), money_cell(obj.amount_paid, obj.currency)))
+        if obj.amount_refunded:
+            refunded = money_cell(obj.amount_refunded, obj.currency)
+            lines.append(format_html("{} {}", _("refunded"), refunded))
+        return format_html(
+            "{}{}",
+            money_cell(obj.amount_value, obj.currency),
+            format_html_join("", '<div class="orderpay-sub">{}</div>', ((line,) for line in lines)),
         )
 
     @admin.display(description=_("status"), ordering="status")

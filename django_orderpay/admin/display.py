@@ -92,14 +92,23 @@ def card_summary(brand: str, first_digits: str, last_digits: str) -> str:
 
 
 def card_short(brand: str, last_digits: str) -> SafeString | str:
-    """``Visa •••• 1111`` for a list column; ``""`` when nothing is known."""
+    """``Visa •••• 1111`` for a list column (a narrow one puts the digits under the
+    brand); ``""`` when nothing is known."""
     if not (brand or last_digits):
         return ""
     return format_html(
-        '<span class="orderpay-card">{} &bull;&bull;&bull;&bull;&nbsp;{}</span>',
+        '<span class="orderpay-card"><span class="orderpay-brand">{}</span> '
+        '<span class="orderpay-digits">&bull;&bull;&bull;&bull;&nbsp;{}</span></span>',
         card_brand_name(brand),
         last_digits or "????",
     )
+
+
+def short_id(provider_id: str) -> str:
+    """``CHAR_62783AF0-8700-...`` -> ``CHAR_62783AF0…``: enough to tell rows apart and to
+    search by (part of an id finds it); the whole id is in the link's title and on its page."""
+    head, _dash, rest = provider_id.partition("-")
+    return f"{head}…" if rest else provider_id
 
 
 class CardBrandFilter(admin.SimpleListFilter):
