@@ -36,6 +36,12 @@ from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
 
+#: Each form's HTML ids: both forms have ``installments``, and a checkout shows them on
+#: one page (pay by card, or with a saved card), where ids must be unique. The posted
+#: names stay the fields' own; a shop's ``auto_id`` or ``prefix`` still wins.
+CARD_FORM_AUTO_ID = "id_orderpay_card_%s"
+SAVED_CARD_FORM_AUTO_ID = "id_orderpay_saved_card_%s"
+
 #: An RSA ciphertext is as long as the key: 1024 to 4096 bits (the provider's is 2048).
 _CIPHERTEXT_BYTES = range(128, 513)
 
@@ -187,6 +193,7 @@ class CardPaymentForm(forms.Form):
         max_installments: int = rules.MAX_INSTALLMENTS,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("auto_id", CARD_FORM_AUTO_ID)
         super().__init__(*args, **kwargs)
         if not 1 <= max_installments <= rules.MAX_INSTALLMENTS:
             raise ValueError(f"max_installments must be 1 to {rules.MAX_INSTALLMENTS}")
@@ -297,6 +304,7 @@ class SavedCardForm(forms.Form):
         max_installments: int = rules.MAX_INSTALLMENTS,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("auto_id", SAVED_CARD_FORM_AUTO_ID)
         super().__init__(*args, **kwargs)
         self.user = user
         tokens = CardToken.objects.none()
