@@ -1,7 +1,8 @@
 """``python -m django_orderpay.emulator``: serve the emulator over HTTP until interrupted.
 
     python -m django_orderpay.emulator --port 8765 [--host 127.0.0.1]
-        [--token TOKEN ...] [--notify-delay SECONDS] [--quiet]
+        [--token TOKEN ...] [--notify-delay SECONDS] [--latency SECONDS]
+        [--retain-orders N] [--quiet]
 
 Prints ``Emulator listening on http://HOST:PORT`` (``--port 0`` picks a free
 port) and the account id of each token; Ctrl-C or SIGTERM stops it (exit 0).
@@ -17,6 +18,7 @@ from types import FrameType
 
 from . import DEFAULT_TOKEN, Emulator
 from .serving.wsgi import make_server, make_wsgi_app
+from .state.retention import DEFAULT_RETAINED_ORDERS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,6 +44,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="wait this long before each notification delivery (default 0)",
     )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="hold back every provider answer this long, as a real provider's (default 0)",
+    )
+    parser.add_argument(
+        "--retain-orders",
+        type=int,
+        default=DEFAULT_RETAINED_ORDERS,
+        metavar="N",
+        help=f"remember the newest N orders, forget older (default {DEFAULT_RETAINED_ORDERS})",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     return parser
 
@@ -64,7 +80,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.notify_delay < 0:
         _parser().error("--notify-delay must be 0 or more seconds")
-    emulator = Emulator(args.tokens, notify_delay=args.notify_delay)
+    try:
+        emulator = Emulator(
+            args.tokens,
+            notify_delay=args.notify_delay,
+            latency=args.latency,
+            retain_orders=args.retain_orders,
+        )
+    except ValueError as exc:
+        _parser().error(str(exc))
     try:
         server = make_server(make_wsgi_app(emulator), args.host, args.port, quiet=args.quiet)
     except OSError as exc:

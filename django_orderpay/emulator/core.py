@@ -9,6 +9,7 @@ field, and only a bug of ours is a 500 (logged, never with request data).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from .control import plane
+from .control.latency import Latency
 from .control.notifier import Notifier
 from .resources import boleto, keys, orders, pagpay, pix, pix_payment
 from .resources.charges import cancel_charge, capture_charge, get_charge
@@ -31,6 +33,7 @@ from .state.idempotency import fingerprint
 from .state.jsonbody import parse_json
 from .state.keypair import KeyPair
 from .state.options import Options
+from .state.retention import DEFAULT_RETAINED_ORDERS, Retention, trim
 from .state.store import Call, State
 
 DEFAULT_TOKEN = "emulator-token"
@@ -109,6 +112,10 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/_emulator/accounts", plane.list_accounts, CONTROL),
     Route("GET", "/_emulator/options", plane.get_options, CONTROL),
     Route("POST", "/_emulator/options", plane.set_options, CONTROL),
+    Route("GET", "/_emulator/latency", plane.get_latency, CONTROL),
+    Route("POST", "/_emulator/latency", plane.set_latency, CONTROL),
+    Route("GET", "/_emulator/retention", plane.get_retention, CONTROL),
+    Route("POST", "/_emulator/retention", plane.set_retention, CONTROL),
 )
 _COMPILED = tuple((route, route.pattern) for route in ROUTES)
 
@@ -130,6 +137,13 @@ def _accounts(tokens: Iterable[str] | Mapping[str, str] | None) -> dict[str, str
     if not accounts or not all(accounts):
         raise ValueError("the emulator needs at least one non-empty bearer token")
     return accounts
+
+
+def _held_back(response: Response, latency: Latency, path: str) -> Response:
+    """``response`` with the added latency (the adapter sleeps it, outside the lock)."""
+    if not latency.applies_to(path):
+        return response
+    return dataclasses.replace(response, delay=response.delay + latency.seconds)
 
 
 def _json_payload(request: Request, route: Route) -> dict[str, Any]:
@@ -156,6 +170,9 @@ class Emulator:
     default ``requests`` POST; ``notify_in_background=False`` sends only on
     ``notifier.flush()``, in the caller's thread. ``options`` picks the
     behaviours the real API does not settle (:class:`~.state.options.Options`).
+    ``latency`` seconds are added to every provider answer
+    (:mod:`.control.latency`); ``retain_orders`` is how many orders are
+    remembered before the oldest are forgotten (:mod:`.state.retention`).
     """
 
     def __init__(
@@ -167,6 +184,8 @@ class Emulator:
         clock: Clock | None = None,
         notify_in_background: bool = True,
         options: Options | None = None,
+        latency: float = 0.0,
+        retain_orders: int = DEFAULT_RETAINED_ORDERS,
     ) -> None:
         self.accounts = _accounts(tokens)
         self.clock = clock or Clock()
@@ -178,6 +197,8 @@ class Emulator:
         )
         keys = KeyPair.generate(created_at=int(self.clock.now().timestamp() * 1000))
         options = options or Options()
+        delay = Latency(latency)
+        retention = Retention(retain_orders)
         self._state = State(
             clock=self.clock,
             keys=keys,
@@ -185,6 +206,10 @@ class Emulator:
             accounts=self.accounts,
             options=options,
             initial_options=options,
+            latency=delay,
+            initial_latency=delay,
+            retention=retention,
+            initial_retention=retention,
         )
         self.faults = self._state.faults
         # One lock around all state: calls are served one at a time, which is
@@ -242,11 +267,14 @@ class Emulator:
             with self._lock:
                 return self._serve(route, request, match.groups())
         fault = self.faults.take(path)
+        latency = self._state.latency
         if fault is not None and fault.before_work:
-            return fault.respond()
+            return _held_back(fault.respond(), latency, path)
         with self._lock:
             response = self._serve(route, request, match.groups())
-        return fault.respond(response) if fault is not None else response
+            trim(self._state)
+        response = fault.respond(response) if fault is not None else response
+        return _held_back(response, latency, path)
 
     def _authenticate(self, request: Request) -> str:
         scheme, _, token = (request.header("Authorization") or "").strip().partition(" ")

@@ -127,6 +127,30 @@ class Notifier:
                 self._ensure_worker()
             self._cond.notify_all()
 
+    def trim(self, keep: int) -> None:
+        """Forget the oldest finished deliveries once more than ``keep`` are recorded.
+
+        Pending ones are never forgotten. Trimmed down to ``keep`` when the
+        records pass it by a tenth, so the list is rebuilt now and then, not
+        on every delivery.
+        """
+        if len(self._records) <= keep + max(1, keep // 10):
+            return
+        with self._cond:
+            excess = len(self._records) - keep
+            kept: list[_Delivery] = []
+            for delivery in self._records:
+                if excess > 0 and delivery.finished:
+                    excess -= 1
+                    continue
+                kept.append(delivery)
+            self._records = kept
+
+    def recorded(self) -> int:
+        """How many deliveries are remembered (pending and finished)."""
+        with self._cond:
+            return len(self._records)
+
     def drop_next(self, n: int = 1) -> None:
         """Record the next ``n`` submissions as dropped and never send them (a fault)."""
         if n < 0:

@@ -15,10 +15,12 @@ from ..resources.charges import find_charge, resolve_analysis
 from ..resources.render import charge_json, notify_order
 from ..serving.http import Response
 from ..state import errors
+from ..state import retention as remembered
 from ..state.clock import timestamp
 from ..state.store import Call, State
 from ..state.validation import check_int, reject_unknown, require_int, require_str
 from .faults import KINDS
+from .latency import MAX_LATENCY, Latency
 
 RESOLUTIONS = ("PAID", "DECLINED")
 
@@ -58,6 +60,8 @@ def reset_world(state: State) -> None:
     fault, and put the clock back to real time. Tokens, accounts and the key pair stay."""
     state.clear()
     state.options = state.initial_options
+    state.latency = state.initial_latency
+    state.retention = state.initial_retention
     state.notifier.reset()
     state.faults.reset()
     state.clock.reset()
@@ -208,3 +212,47 @@ def list_accounts(state: State, call: Call) -> Response:
         for token, account in state.accounts.items()
     ]
     return Response.json(200, {"accounts": accounts})
+
+
+def latency_state(state: State) -> dict[str, Any]:
+    return {"latency": state.latency.as_json()}
+
+
+def get_latency(state: State, call: Call) -> Response:
+    """``GET /_emulator/latency``: ``{"latency": {"seconds", "path_prefix"}}``."""
+    return Response.json(200, latency_state(state))
+
+
+def set_latency(state: State, call: Call) -> Response:
+    """``POST /_emulator/latency`` ``{"seconds": 0.1, "path_prefix"?: "/orders"}``.
+
+    Every provider answer (whose path starts with ``path_prefix``) is held
+    back ``seconds`` (0 to ``MAX_LATENCY``; 0 turns it off) before it is sent.
+    """
+    reject_unknown(call.payload, {"seconds", "path_prefix"}, "")
+    seconds = _number(call.payload, "seconds", minimum=0, maximum=MAX_LATENCY)
+    if seconds is None:
+        raise errors.required("seconds")
+    path_prefix = require_str(call.payload, "path_prefix", "", pattern=r"/.*", optional=True)
+    state.latency = Latency(seconds, path_prefix)
+    return Response.json(200, latency_state(state))
+
+
+def retention_state(state: State) -> dict[str, Any]:
+    return {"retention": state.retention.as_json(), "kept": remembered.kept(state)}
+
+
+def get_retention(state: State, call: Call) -> Response:
+    """``GET /_emulator/retention``: how many orders are kept, and how much is kept now."""
+    return Response.json(200, retention_state(state))
+
+
+def set_retention(state: State, call: Call) -> Response:
+    """``POST /_emulator/retention`` ``{"orders": N}``: keep the newest N orders, forget older."""
+    reject_unknown(call.payload, {"orders"}, "")
+    orders = require_int(
+        call.payload, "orders", "", minimum=1, maximum=remembered.MAX_RETAINED_ORDERS
+    )
+    state.retention = remembered.Retention(orders or 1)
+    remembered.trim(state)
+    return Response.json(200, retention_state(state))

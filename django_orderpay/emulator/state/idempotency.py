@@ -64,5 +64,12 @@ class IdempotencyStore:
     def clear(self) -> None:
         self._answers.clear()
 
+    def trim(self, keep: int) -> None:
+        """Forget the oldest answers beyond the newest ``keep``."""
+        excess = len(self._answers) - keep
+        if excess > 0:
+            for key in [key for key, _ in zip(self._answers, range(excess), strict=False)]:
+                del self._answers[key]
+
     def __len__(self) -> int:
         return len(self._answers)

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..control.faults import Faults
+from ..control.latency import Latency
 from ..control.notifier import Notifier
 from ..resources.deeplinks import Deeplink
 from ..serving.http import Request
@@ -20,6 +21,7 @@ from .clock import Clock
 from .idempotency import IdempotencyStore
 from .keypair import KeyPair
 from .options import Options
+from .retention import Retention
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,12 @@ class State:
     #: What a reset puts back: the options the emulator was built with.
     initial_options: Options = field(default_factory=Options)
     faults: Faults = field(default_factory=Faults)
+    #: Added to every provider answer; a reset puts back the one built with.
+    latency: Latency = field(default_factory=Latency)
+    initial_latency: Latency = field(default_factory=Latency)
+    #: How many orders (and cards, answers, deliveries) are remembered.
+    retention: Retention = field(default_factory=Retention)
+    initial_retention: Retention = field(default_factory=Retention)
     orders: dict[str, OrderRecord] = field(default_factory=dict)
     charges: dict[str, ChargeRecord] = field(default_factory=dict)
     cards: dict[str, StoredCard] = field(default_factory=dict)
