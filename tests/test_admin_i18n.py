@@ -30,7 +30,16 @@ PACKAGE = Path(django_orderpay.__file__).parent
 CATALOG = PACKAGE / "locale" / "pt_BR" / "LC_MESSAGES" / "django.mo"
 GETTEXT_NAMES = {"_", "gettext", "gettext_lazy", "pgettext", "pgettext_lazy", "ngettext"}
 #: Strings whose Portuguese is spelled as the English (names, codes).
-SAME_IN_BOTH = {"status", "url", "deeplink", "deeplinks", "traceback", "%(label)s: %(detail)s"}
+SAME_IN_BOTH = {
+    "status",
+    "url",
+    "deeplink",
+    "deeplinks",
+    "traceback",
+    "%(label)s: %(detail)s",
+    "Pix",
+    "Boleto",
+}
 
 
 def admin_msgids() -> set[str]:

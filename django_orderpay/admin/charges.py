@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
@@ -24,7 +26,6 @@ from .display import (
     CardBrandFilter,
     admin_link,
     admin_url,
-    card_short,
     card_summary,
     money,
     money_cell,
@@ -33,6 +34,7 @@ from .display import (
     short_id,
     status_badge,
 )
+from .methods import METHOD_FIELDS, METHOD_FIELDSETS, MethodFields, payment_short
 from .object_actions import ObjectActionsMixin
 
 
@@ -54,10 +56,11 @@ class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
 
 
 @admin.register(Charge)
-class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
+class ChargeAdmin(MethodFields, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     # Six columns, some of two lines, so the list fits a 1440 px screen beside the
     # admin's sidebars: the id over its order, the amount over what was paid,
-    # refunded and in how many installments, the brand over the digits.
+    # refunded and in how many installments, the brand over the digits (or Pix, or a
+    # boleto over its due date).
     list_display = (
         "charge_cell",
         "status_badge",
@@ -69,7 +72,14 @@ class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     list_display_links = None  # the first cell links the charge and its order itself
     list_select_related = ("order",)
     ordering = ("-created_at", "-pk")  # newest first, whatever the model's own order
-    list_filter = ("status", CardBrandFilter, "capture", "recurring_type", "created_at")
+    list_filter = (
+        "status",
+        "payment_method",
+        CardBrandFilter,
+        "capture",
+        "recurring_type",
+        "created_at",
+    )
     search_fields = (
         "provider_id",  # part of an id finds it: staff paste what they have
         "reference_id",
@@ -78,10 +88,11 @@ class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         "order__customer_name",
         "order__customer_email",
         "=card_last_digits",
+        "=payment_method",
     )
     search_help_text = _(
         "Charge or order id (or part of one), reference id, customer name or e-mail, "
-        "card's last 4 digits."
+        "card's last 4 digits, PIX or BOLETO."
     )
     date_hierarchy = "created_at"
     list_per_page = 50
@@ -151,7 +162,22 @@ class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         "json_link",
         "created_at",
         "synced_at",
+        *METHOD_FIELDS,
     )
+
+    def get_fieldsets(self, request: HttpRequest, obj: Charge | None = None) -> Any:
+        """A card's fields for a card charge; a Pix's or a boleto's in their place."""
+        fieldsets = super().get_fieldsets(request, obj)
+        method = METHOD_FIELDSETS.get(obj.payment_method) if obj is not None else None
+        if method is None:
+            return fieldsets
+        shown: list[Any] = []
+        for name, options in fieldsets:
+            if "card" in options["fields"]:
+                shown.append(method)
+            elif "recurring_type" not in options["fields"]:  # a card's recurrence
+                shown.append((name, options))
+        return shown
 
     def get_queryset(self, request: HttpRequest) -> models.QuerySet:
         return super().get_queryset(request).select_related("order")
@@ -218,9 +244,9 @@ class ChargeAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     def refundable(self, obj: Charge) -> str:
         return money(obj.refundable_amount, obj.currency)
 
-    @admin.display(description=_("card"), ordering="card_last_digits")
+    @admin.display(description=_("payment"), ordering="payment_method")
     def card_column(self, obj: Charge) -> str:
-        return card_short(obj.card_brand, obj.card_last_digits)
+        return payment_short(obj)
 
     @admin.display(description=_("card"))
     def card(self, obj: Charge) -> str:

@@ -13,12 +13,11 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Charge, ChargeStatus, Deeplink, Operation, Order, Split
+from ..models import Charge, ChargeStatus, Deeplink, Operation, Order, QrCode, Split
 from .actions import REFRESH_ORDERS, refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
     admin_link,
-    card_summary,
     money,
     money_cell,
     provider_json_link,
@@ -26,6 +25,7 @@ from .display import (
     status_badge,
     status_label,
 )
+from .methods import QrCodeInline, payment_summary
 from .object_actions import ObjectActionsMixin
 from .operations import OperationInline
 
@@ -70,7 +70,7 @@ class ChargeInline(ReadOnlyInline, admin.TabularInline):
         "amount",
         "paid",
         "refunded",
-        "card",
+        "payment",
         "installments",
         "payment_response",
         "split_link",
@@ -101,9 +101,9 @@ class ChargeInline(ReadOnlyInline, admin.TabularInline):
     def refunded(self, obj: Charge) -> str:
         return money_cell(obj.amount_refunded, obj.currency)
 
-    @admin.display(description=_("card"))
-    def card(self, obj: Charge) -> str:
-        return card_summary(obj.card_brand, obj.card_first_digits, obj.card_last_digits)
+    @admin.display(description=_("payment"))
+    def payment(self, obj: Charge) -> str:
+        return payment_summary(obj)
 
     @admin.display(description=_("payment response"))
     def payment_response(self, obj: Charge) -> str:
@@ -158,7 +158,7 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     show_full_result_count = False
     actions = [refresh_orders]
     object_actions = [REFRESH_ORDERS]
-    inlines = [ChargeInline, DeeplinkInline, OperationInline]
+    inlines = [ChargeInline, QrCodeInline, DeeplinkInline, OperationInline]
     fieldsets = (
         (None, {"fields": ("provider_id", "reference_id", "status_badge", "json_link")}),
         (
@@ -235,8 +235,10 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         return money(obj.items_total)
 
     def get_inlines(self, request: HttpRequest, obj: Order | None) -> list[type]:
-        # An order without a deeplink (or operations) would show an empty box.
+        # An order without a QR code, a deeplink (or operations) would show an empty box.
         inlines: list[type] = [ChargeInline]
+        if obj is None or QrCode.objects.filter(order=obj).exists():
+            inlines.append(QrCodeInline)
         if obj is None or Deeplink.objects.filter(order=obj).exists():
             inlines.append(DeeplinkInline)
         if obj is None or Operation.objects.filter(order=obj).exists():
