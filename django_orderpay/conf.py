@@ -3,9 +3,10 @@
 Every key ``KEY`` of ``settings.ORDERPAY`` may instead come from the
 environment variable ``ORDERPAY_KEY`` (read through django-environ). **The
 dict wins**: a key present in ``ORDERPAY`` (with a value other than ``None``)
-hides its environment variable. Settings are read afresh on every access, so
-``override_settings(ORDERPAY=...)`` and a changed environment take effect at
-once; nothing is cached.
+hides its environment variable. Settings are parsed and validated once and
+kept; Django's ``setting_changed`` signal (``override_settings``, pytest-django's
+``settings`` fixture) and a change of an ``ORDERPAY_*`` environment variable
+make the next read parse them again, so both take effect at once.
 
 Keys (environment variable in brackets):
 
@@ -46,6 +47,7 @@ Keys (environment variable in brackets):
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, overload
@@ -53,6 +55,7 @@ from typing import Any, Final, overload
 import environ
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.signals import setting_changed
 from django.core.validators import URLValidator
 
 from django_orderpay.exceptions import ConfigurationError
@@ -107,6 +110,7 @@ KNOWN_KEYS: Final = frozenset(
         "EMULATOR_TOKENS",
     }
 )
+_SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
 
 
 @dataclass(frozen=True)
@@ -240,15 +244,53 @@ def _emulator_tokens(reader: _Reader, token: str | None) -> tuple[str, ...] | Ma
     return reader.strings("EMULATOR_TOKENS", (token,) if token else ())
 
 
-def get_settings(*, strict: bool = True) -> OrderPaySettings:
-    """The current settings, read now from ``settings.ORDERPAY`` and the environment.
+#: The parsed settings and the ``ORDERPAY_*`` environment they were parsed with.
+_parsed: tuple[tuple[str | None, ...], OrderPaySettings] | None = None
 
+
+def _environment() -> tuple[str | None, ...]:
+    """The ``ORDERPAY_*`` variables as they are now (a few dict reads: cheap on every call)."""
+    return tuple(os.environ.get(env_var(key)) for key in _SORTED_KEYS)
+
+
+def get_settings(*, strict: bool = True) -> OrderPaySettings:
+    """The current settings, from ``settings.ORDERPAY`` and the environment.
+
+    Parsed and validated once, then kept until ``ORDERPAY`` changes (Django's
+    ``setting_changed``) or an ``ORDERPAY_*`` environment variable does.
     Raises :class:`~django_orderpay.exceptions.ConfigurationError` (an
     ``ImproperlyConfigured``) naming the key and its environment variable when
-    a value is invalid, or, when ``strict``, when ``TOKEN`` is missing. The
-    system checks call it with ``strict=False`` to report a missing token
-    themselves.
+    a value is invalid (every call, until it is fixed), or, when ``strict``,
+    when ``TOKEN`` is missing. The system checks call it with ``strict=False``
+    to report a missing token themselves.
     """
+    global _parsed
+    environment = _environment()
+    parsed = _parsed
+    if parsed is None or parsed[0] != environment:
+        parsed = _parsed = (environment, _parse())
+    conf = parsed[1]
+    if strict and not conf.token:
+        raise ConfigurationError(f"{_where('TOKEN')} is required: the merchant's API token.")
+    return conf
+
+
+def reset_settings(**kwargs: Any) -> None:
+    """Forget the parsed settings: the next read parses them again.
+
+    Connected to ``setting_changed`` (for ``ORDERPAY``); call it after changing
+    ``settings.ORDERPAY`` in place, which sends no signal.
+    """
+    global _parsed
+    if kwargs.get("setting", "ORDERPAY") == "ORDERPAY":
+        _parsed = None
+
+
+setting_changed.connect(reset_settings, dispatch_uid="django_orderpay.conf.reset_settings")
+
+
+def _parse() -> OrderPaySettings:
+    """``settings.ORDERPAY`` and the environment, parsed and validated (TOKEN may be None)."""
     values = getattr(django_settings, "ORDERPAY", None) or {}
     if not isinstance(values, Mapping):
         raise ConfigurationError("settings.ORDERPAY must be a dict.")
@@ -266,9 +308,6 @@ def get_settings(*, strict: bool = True) -> OrderPaySettings:
         hosts = HOSTS[environment]
 
     token = reader.string("TOKEN")
-    if strict and not token:
-        raise ConfigurationError(f"{_where('TOKEN')} is required: the merchant's API token.")
-
     return OrderPaySettings(
         environment=environment,
         base_url=reader.url("BASE_URL", hosts.base_url),
@@ -305,7 +344,7 @@ def unknown_keys() -> list[str]:
 
 
 class _LazySettings:
-    """``orderpay_settings.timeout`` (or ``.TIMEOUT``): each read resolves the settings afresh."""
+    """``orderpay_settings.timeout`` (or ``.TIMEOUT``): each read sees the current settings."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -331,5 +370,6 @@ __all__ = [
     "env_var",
     "get_settings",
     "orderpay_settings",
+    "reset_settings",
     "unknown_keys",
 ]

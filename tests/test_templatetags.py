@@ -114,8 +114,10 @@ def test_public_key_configured_is_rendered_as_is():
 @pytest.fixture
 def unconfigured_key(orderpay_emulator, settings):
     """The emulator, with no PUBLIC_KEY configured: the services must fetch it."""
-    settings.ORDERPAY = {k: v for k, v in settings.ORDERPAY.items() if k != "PUBLIC_KEY"}
-    settings.ORDERPAY["RETRIES"] = 0
+    settings.ORDERPAY = {
+        **{k: v for k, v in settings.ORDERPAY.items() if k != "PUBLIC_KEY"},
+        "RETRIES": 0,
+    }
     clear_public_key_cache()
     yield orderpay_emulator
     clear_public_key_cache()
