@@ -3,7 +3,8 @@
 Only this module (and ``urls``) may touch Django; the core knows nothing of it.
 Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
 mapping token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the
-emulator's default token (read through ``django_orderpay.conf``).
+emulator's default token; how many orders it remembers:
+``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import ConfigurationError
 
 from ..core import Emulator
 from .http import Request, Response
@@ -38,12 +40,20 @@ def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
     return tokens or None
 
 
+def _new_emulator() -> Emulator:
+    retain_orders = get_settings(strict=False).emulator_retain_orders
+    try:
+        return Emulator(_emulator_tokens(), retain_orders=retain_orders)
+    except ValueError as exc:
+        raise ConfigurationError(f"ORDERPAY['EMULATOR_RETAIN_ORDERS']: {exc}") from None
+
+
 def get_emulator() -> Emulator:
     """The project's emulator, created on first use from the ``ORDERPAY`` settings."""
     global _emulator
     with _lock:
         if _emulator is None:
-            _emulator = Emulator(_emulator_tokens())
+            _emulator = _new_emulator()
         return _emulator
 
 

@@ -19,6 +19,14 @@ provider answers what the first call did, or does it now, once. An
 operation that can't be re-sent (a card payment: its card data is never
 kept) waits for the provider's notification; it is listed.
 
+Orders are fetched ``--concurrency`` at a time (``ORDERPAY["SYNC_CONCURRENCY"]``,
+8 by default), each in a thread with its own database connection: at the
+provider's latency a thousand orders take seconds, not minutes, and two
+syncs of one order (a notification arriving meanwhile) still take turns on
+the order's row lock. Inside a transaction of the caller's (whose rows other
+connections can't see yet) they are fetched one after another. On a
+terminal, a progress line counts them.
+
 Exit status 0 when every order was fetched and every re-sent operation
 answered, 1 (``CommandError``) when any failed (after trying all of them) or
 an argument is wrong.
@@ -34,9 +42,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 from django.utils import timezone
 
+from django_orderpay.conf import MAX_SYNC_CONCURRENCY, get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import ChangeSource, Operation, OperationState, Order
-from django_orderpay.services import operations, refresh_order
+from django_orderpay.models import Operation, OperationState, Order
+from django_orderpay.services import operations
+
+from ._fetching import Progress, fetch_all
 
 _ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
 
@@ -52,8 +63,26 @@ class Command(BaseCommand):
             metavar="DAYS",
             help="without ids: only orders created in the last DAYS days (default: all)",
         )
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            metavar="N",
+            help="orders fetched at the same time, 1 to "
+            f"{MAX_SYNC_CONCURRENCY} (default: ORDERPAY['SYNC_CONCURRENCY'], 8)",
+        )
 
-    def handle(self, *args: Any, order_ids: list[str], max_age: int | None, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        order_ids: list[str],
+        max_age: int | None,
+        concurrency: int | None = None,
+        **options: Any,
+    ) -> None:
+        if concurrency is None:
+            concurrency = get_settings().sync_concurrency
+        elif not 1 <= concurrency <= MAX_SYNC_CONCURRENCY:
+            raise CommandError(f"--concurrency must be 1 to {MAX_SYNC_CONCURRENCY}")
         targets: list[Order | str]
         if order_ids:
             wrong = [order_id for order_id in order_ids if not _ORDER_ID.fullmatch(order_id)]
@@ -71,26 +100,27 @@ class Command(BaseCommand):
                 cutoff = timezone.now() - dt.timedelta(days=max_age)
                 orders = orders.filter(Q(created_at__gte=cutoff) | Q(created_at__isnull=True))
             targets = list(orders.order_by("created_at", "pk"))
-        verbose = options.get("verbosity", 1) >= 1
+        verbosity = options.get("verbosity", 1)
+        progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
         failures = 0
-        for target in targets:
+        for target, fetched in fetch_all(targets, concurrency):
             order_id = target.provider_id if isinstance(target, Order) else target
             before = target.status if isinstance(target, Order) else None
-            try:
-                order = refresh_order(target, source=ChangeSource.SYNC)
-            except OrderPayError as exc:
+            if isinstance(fetched, OrderPayError):
                 failures += 1
-                self.stderr.write(f"{order_id}: {type(exc).__name__}: {exc}")
-                continue
-            if not verbose:
-                continue
-            if before is None or before == order.status:
-                self.stdout.write(f"{order_id}: {order.status}")
+                progress.clear()
+                self.stderr.write(f"{order_id}: {type(fetched).__name__}: {fetched}")
+            elif before is not None and before != fetched.status:
+                progress.line(f"{order_id}: {before} -> {fetched.status}", verbosity >= 1)
             else:
-                self.stdout.write(f"{order_id}: {before} -> {order.status}")
+                # On a terminal the progress line stands for the unchanged ones.
+                shown = verbosity >= (2 if progress.live else 1)
+                progress.line(f"{order_id}: {fetched.status}", shown)
+            progress.advance(failures)
+        progress.clear()
         summary = f"{len(targets) - failures} of {len(targets)} orders re-fetched"
         if not order_ids:
-            unanswered = self._operations(verbose)
+            unanswered = self._operations(verbosity >= 1)
             failures += unanswered
             summary += self._waiting()
         if failures:
