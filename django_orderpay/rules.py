@@ -28,6 +28,17 @@ MAX_AMOUNT: Final = 999_999_999
 MAX_QUANTITY: Final = 99_999
 MAX_INSTALLMENTS: Final = 12
 SPLIT_RECEIVERS: Final = (2, 15)
+#: The keys of ``charges[].splits`` and of each of its ``receivers``, as the real API
+#: takes them (``type``, PRIMARY or SECONDARY, is sent by some integrations and accepted).
+SPLITS_KEYS: Final = frozenset({"method", "receivers"})
+RECEIVER_KEYS: Final = frozenset({"account", "amount", "reason", "configurations", "type"})
+RECEIVER_TYPES: Final = ("PRIMARY", "SECONDARY")
+#: ``ACCO_`` + upper-case UUID, as the spec's identifiers are: a split receiver's account.
+ACCOUNT_ID_PATTERN: Final = r"ACCO_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
+#: The largest JSON body either side reads (our choice: a whole Order JSON is a few KiB,
+#: 1 MiB leaves room and bounds what a stranger can post): the notification view's
+#: default ``NOTIFICATION_MAX_BODY`` and the emulator's request limit.
+MAX_BODY_SIZE: Final = 1024 * 1024
 #: Deeplink simulation bounds (R$1.00 to R$1,500.00).
 DEEPLINK_PAY_AMOUNT: Final = (100, 150_000)
 

@@ -21,6 +21,7 @@ import requests
 from requests.auth import AuthBase
 
 from django_orderpay import __version__
+from django_orderpay.conf import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from django_orderpay.exceptions import ProviderUnavailable
 from django_orderpay.redaction import redact
 
@@ -37,8 +38,6 @@ from .errors import (
 logger = logging.getLogger("django_orderpay.client")
 
 USER_AGENT = f"django-orderpay/{__version__} python-requests/{requests.__version__}"
-DEFAULT_TIMEOUT = 15.0
-DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.5
 DEFAULT_BACKOFF_MAX = 8.0
 

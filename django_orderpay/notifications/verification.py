@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from django_orderpay import cardcrypto
+from django_orderpay import cardcrypto, rules
 from django_orderpay.conf import get_settings
 
 logger = logging.getLogger("django_orderpay.notifications")
@@ -32,7 +32,7 @@ logger = logging.getLogger("django_orderpay.notifications")
 AUTHENTICITY_HEADER: Final = "x-authenticity-token"
 JSON_MEDIA_TYPE: Final = "application/json"
 #: The provider's notifications are a few kilobytes; anything near this is not one.
-DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
+DEFAULT_MAX_BODY_SIZE: Final = rules.MAX_BODY_SIZE
 _ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
 _CHARGE_ID = re.compile(r"CHAR_[A-Za-z0-9_-]{1,59}")
 #: ``Content-Encoding`` values :func:`decode_body` undoes ("identity" is no encoding).

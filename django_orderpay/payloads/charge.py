@@ -12,8 +12,8 @@ from ._problems import Builder, Problems, compact, index, is_int, join
 from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
 
-#: ``ACCO_`` + upper-case UUID, as the spec's identifiers are.
-ACCOUNT_ID_PATTERN = r"ACCO_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
+#: A receiver's account id (its home is :mod:`django_orderpay.rules`, shared with the emulator).
+ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,9 @@ class Receiver(Builder):
     liable: bool | None = None
     #: ``configurations.chargeback``, passed through as given.
     chargeback: dict[str, Any] | None = None
+    #: ``PRIMARY`` (the merchant's own account) or ``SECONDARY``; optional, as the
+    #: provider works it out from the account when it is not sent.
+    type: str | None = None
 
     def collect(self, problems: Problems, path: str, *, maximum: int = rules.MAX_AMOUNT) -> None:
         problems.text(
@@ -117,6 +120,7 @@ class Receiver(Builder):
         elif not 1 <= value <= maximum:
             problems.add(value_path, f"must be between 1 and {maximum}")
         problems.text(join(path, "reason"), self.reason, limit=(1, 255), required=False)
+        problems.text(join(path, "type"), self.type, choices=rules.RECEIVER_TYPES, required=False)
         problems.boolean(join(path, "configurations.liable"), self.liable)
         if self.chargeback is not None and not isinstance(self.chargeback, dict):
             problems.add(join(path, "configurations.chargeback"), "must be an object")
@@ -133,6 +137,8 @@ class Receiver(Builder):
         }
         if self.reason is not None:
             data["reason"] = self.reason
+        if self.type is not None:
+            data["type"] = self.type
         configurations = compact(liable=self.liable, chargeback=self.chargeback)
         if configurations:
             data["configurations"] = configurations

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
+from django_orderpay import rules
+
 from ._problems import Problems, index, join
 from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
@@ -59,8 +61,8 @@ CARD_KEYS = frozenset(
 )
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
-SPLITS_KEYS = frozenset({"method", "receivers"})
-RECEIVER_KEYS = frozenset({"account", "amount", "reason", "configurations"})
+SPLITS_KEYS = rules.SPLITS_KEYS
+RECEIVER_KEYS = rules.RECEIVER_KEYS
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
 BOLETO_METHOD_KEYS = frozenset({"type", "boleto"})
@@ -243,6 +245,7 @@ def _receiver(r: _Reader, receiver: Mapping[str, Any], where: str) -> Receiver:
         reason=receiver.get("reason"),
         liable=config.get("liable"),
         chargeback=config.get("chargeback"),
+        type=receiver.get("type"),
     )
 
 

@@ -24,14 +24,14 @@ from ..state.validation import (
     require_str,
 )
 
-SPLITS_KEYS = frozenset({"method", "receivers"})
-RECEIVER_KEYS = frozenset({"account", "amount", "reason", "configurations", "type"})
+SPLITS_KEYS = rules.SPLITS_KEYS
+RECEIVER_KEYS = rules.RECEIVER_KEYS
 CONFIGURATION_KEYS = frozenset({"liable", "chargeback", "custody", "statement"})
 CUSTODY_KEYS = frozenset({"apply", "release"})
-RECEIVER_TYPES = ("PRIMARY", "SECONDARY")
+RECEIVER_TYPES = rules.RECEIVER_TYPES
 #: A PERCENTAGE receiver may take a share with cents (33.33): at most two decimals.
 PERCENT_STEP = Decimal("0.01")
-ACCOUNT_ID_PATTERN = r"ACCO_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
+ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
 
 #: The split record's status. The provider's list is not documented; a split
 #: made with an approved charge is settled at once in the emulator.

@@ -25,6 +25,8 @@ from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 from wsgiref.util import application_uri
 
+from django_orderpay import rules
+
 from ..state import errors
 from .http import Request, Response
 
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 #: Largest request body the adapters accept (the provider's are a few kilobytes).
-MAX_BODY_SIZE = 1024 * 1024
+MAX_BODY_SIZE = rules.MAX_BODY_SIZE
 
 #: environ key of a callable the server provides: call it and the server drops the
 #: connection instead of sending the answer.

@@ -159,11 +159,6 @@ def not_found(resource: str) -> ProviderError:
     return _error(404, "NOT_FOUND", f"{resource} not found")
 
 
-def malformed_body(description: str = "invalid_json") -> ProviderError:
-    """40002 without a field: the body is not a JSON object at all."""
-    return _error(400, INVALID, description)
-
-
 class SimulationError(Exception):
     """An error of the deeplink pay simulator: ``{"errors": [{"code", "message"}]}``."""
 
