@@ -43,6 +43,10 @@ Keys (environment variable in brackets):
 ``EMULATOR_TOKENS``
     Tokens the mounted emulator accepts: a list, or a dict token -> ``ACCO_``
     account id; default ``[TOKEN]``.
+``EMULATOR_RETAIN_ORDERS`` (default 5000)
+    Orders the mounted emulator remembers; older ones are forgotten.
+``SYNC_CONCURRENCY`` (default 8)
+    Orders ``manage.py orderpay_sync`` fetches at the same time.
 """
 
 from __future__ import annotations
@@ -70,6 +74,11 @@ DEFAULT_TIMEOUT: Final = 15.0
 DEFAULT_RETRIES: Final = 3
 #: A whole Order JSON is a few KiB; 1 MiB leaves room and bounds what a stranger can post.
 DEFAULT_NOTIFICATION_MAX_BODY: Final = rules.MAX_BODY_SIZE
+#: ``orderpay_sync``'s fetches at once: the provider's latency overlaps, the API is not flooded.
+DEFAULT_SYNC_CONCURRENCY: Final = 8
+MAX_SYNC_CONCURRENCY: Final = 64
+#: Orders the mounted emulator remembers (its own default, repeated: conf imports no emulator).
+DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 #: The emulator serves the SDK script at this path under its root.
 EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
 
@@ -110,6 +119,8 @@ KNOWN_KEYS: Final = frozenset(
         "NOTIFICATION_BACKGROUND",
         "NOTIFICATION_MAX_BODY",
         "EMULATOR_TOKENS",
+        "EMULATOR_RETAIN_ORDERS",
+        "SYNC_CONCURRENCY",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -135,6 +146,8 @@ class OrderPaySettings:
     notification_background: bool
     notification_max_body: int
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
+    emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
+    sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
 
     def __repr__(self) -> str:  # the token must never reach a log line or a traceback
         return (
@@ -237,6 +250,13 @@ def _number(reader: _Reader, key: str, default: float, *, integer: bool, minimum
     return reader.get(key, check, expected, cast, default)
 
 
+def _bounded(reader: _Reader, key: str, default: int, maximum: int) -> int:
+    value = _number(reader, key, default, integer=True, minimum=1)
+    if value > maximum:
+        raise ConfigurationError(f"{_where(key)} must be a whole number from 1 to {maximum}.")
+    return int(value)
+
+
 def _emulator_tokens(reader: _Reader, token: str | None) -> tuple[str, ...] | Mapping[str, str]:
     value = reader.values.get("EMULATOR_TOKENS")
     if isinstance(value, Mapping):
@@ -334,6 +354,16 @@ def _parse() -> OrderPaySettings:
             reader, "NOTIFICATION_MAX_BODY", DEFAULT_NOTIFICATION_MAX_BODY, integer=True, minimum=1
         ),
         emulator_tokens=_emulator_tokens(reader, token),
+        emulator_retain_orders=_number(
+            reader,
+            "EMULATOR_RETAIN_ORDERS",
+            DEFAULT_EMULATOR_RETAIN_ORDERS,
+            integer=True,
+            minimum=1,
+        ),
+        sync_concurrency=_bounded(
+            reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
+        ),
     )
 
 
