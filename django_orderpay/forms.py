@@ -309,7 +309,9 @@ class SavedCardForm(forms.Form):
         self.user = user
         tokens = CardToken.objects.none()
         if user.is_authenticated:
-            tokens = CardToken.objects.filter(user_id=user.pk).order_by("-created_at", "-pk")
+            tokens = (
+                CardToken.objects.active().filter(user_id=user.pk).order_by("-created_at", "-pk")
+            )
         self._token_field.queryset = tokens
         newest = tokens.first()
         if newest is not None:

@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
+from django_orderpay.emulator import IN_ANALYSIS_CARD as IN_ANALYSIS_VISA
 from django_orderpay.exceptions import ValidationError
 from django_orderpay.models import CardToken
 from django_orderpay.services import (
@@ -18,11 +19,13 @@ from django_orderpay.services import (
     get_public_key,
     pay_order,
     pay_with_card_token,
+    remove_card_token,
     token_charge,
 )
 from tests.test_services_support import (
     APPROVED_ELO,
     CVV,
+    DECLINED_VISA,
     buyer,
     charge,
     order_payload,
@@ -202,10 +205,83 @@ def test_a_subsequent_charge_is_built_from_the_token_alone(orderpay_emulator, bu
     assert caught.value.paths == ["card.security_code"]
 
 
-def test_a_declined_stored_card_is_a_declined_charge(orderpay_emulator, buyer):
-    token = _stored_card(buyer, "4929291898380766")
+def test_a_card_declined_when_stored_is_not_kept_and_its_token_pays_nothing(
+    orderpay_emulator, buyer
+):
+    declined = create_order(
+        order_payload("store-2", charges=[charge(500, raw_card(DECLINED_VISA, store=True))]),
+        user=buyer,
+    )
+    provider_card = get_client().get_order(declined.provider_id)["charges"][0]
+    token_id = provider_card["payment_method"]["card"]["id"]  # the provider stored it anyway
     order = create_order(order_payload("declined"), user=buyer)
 
-    paid = pay_order(order, [token_charge(order, token, security_code=CVV)])
+    assert declined.charges.get().status == "DECLINED"
+    assert not CardToken.objects.exists()  # never offered to pay again
+    with pytest.raises(CardTokenNotOwned):
+        pay_order(order, [charge(500, {"id": token_id, "security_code": CVV})], user=buyer)
 
-    assert paid.status == "DECLINED"
+
+def test_a_card_stored_in_analysis_is_kept_once_approved(orderpay_emulator, buyer, client):
+    created = create_order(
+        order_payload("store-3", charges=[charge(500, raw_card(IN_ANALYSIS_VISA, store=True))]),
+        user=buyer,
+    )
+    assert not CardToken.objects.exists()
+
+    orderpay_emulator.resolve_charge(created.charges.get().provider_id, "PAID")
+    orderpay_emulator.deliver_notifications(client)
+
+    token = CardToken.objects.get()
+    assert (token.user, token.last_digits) == (buyer, IN_ANALYSIS_VISA[-4:])
+
+
+def test_storing_the_same_card_again_keeps_one_to_offer(orderpay_emulator, buyer):
+    first = _stored_card(buyer)
+    create_order(order_payload("store-4", charges=[charge(700, raw_card(store=True))]), user=buyer)
+
+    active = CardToken.objects.active()
+    assert active.count() == 1
+    assert active.get().pk != first.pk  # the newest token of the card is the one offered
+    first.refresh_from_db()
+    assert first.removed_at is not None
+
+
+def test_another_card_or_another_owner_is_not_replaced(orderpay_emulator, buyer, other_buyer):
+    first = _stored_card(buyer)
+    create_order(
+        order_payload("store-5", charges=[charge(700, raw_card(APPROVED_ELO, store=True))]),
+        user=buyer,
+    )
+    create_order(
+        order_payload("store-6", charges=[charge(700, raw_card(store=True))]), user=other_buyer
+    )
+
+    assert CardToken.objects.active().count() == 3
+    first.refresh_from_db()
+    assert first.is_active
+
+
+def test_the_owner_removes_a_stored_card_and_it_pays_nothing_again(orderpay_emulator, buyer):
+    token = _stored_card(buyer)
+    order = create_order(order_payload("after-removal"), user=buyer)
+
+    remove_card_token(token, user=buyer)
+
+    assert not CardToken.objects.active().exists()
+    with pytest.raises(CardTokenNotOwned):
+        pay_with_card_token(order, token, user=buyer, security_code=CVV)
+    with pytest.raises(CardTokenNotOwned):
+        remove_card_token(token, user=buyer)  # once
+
+
+def test_nobody_else_removes_a_stored_card(orderpay_emulator, buyer, other_buyer):
+    token = _stored_card(buyer)
+
+    with pytest.raises(CardTokenNotOwned):
+        remove_card_token(token, user=other_buyer)
+    with pytest.raises(CardTokenNotOwned):
+        remove_card_token(token, user=AnonymousUser())
+
+    token.refresh_from_db()
+    assert token.is_active

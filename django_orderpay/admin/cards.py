@@ -24,7 +24,9 @@ class CardTokenAdmin(ReadOnlyAdmin):
     """Brand, first 6, last 4, expiry, holder and owner; ``data`` is not shown.
 
     A stored card can be deleted (a customer asks to forget it); the token
-    then no longer reaches the provider from this shop.
+    then no longer reaches the provider from this shop. ``removed at`` says
+    when its owner removed it (``services.remove_card_token``) or a newer token
+    of the same card replaced it.
     """
 
     list_display = (
@@ -37,9 +39,10 @@ class CardTokenAdmin(ReadOnlyAdmin):
         "user",
         "has_recurrence",
         "created_at",
+        "removed_at",
     )
     list_select_related = ("user",)
-    list_filter = (TokenBrandFilter, "created_at")
+    list_filter = (TokenBrandFilter, "removed_at", "created_at")
     fields = (
         "provider_id",
         "user",
@@ -50,6 +53,7 @@ class CardTokenAdmin(ReadOnlyAdmin):
         "holder_name",
         "has_recurrence",
         "created_at",
+        "removed_at",
         "synced_at",
     )
     readonly_fields = fields

@@ -11,6 +11,12 @@ from ..rules import card_brand_name
 from .base import ProviderMirror
 
 
+class CardTokenQuerySet(models.QuerySet["CardToken"]):
+    def active(self) -> CardTokenQuerySet:
+        """The tokens that may still pay: neither removed by their owner nor replaced."""
+        return self.filter(removed_at__isnull=True)
+
+
 class CardToken(ProviderMirror):
     """A stored-card token (``CARD_...``) and the card's printable facts.
 
@@ -42,6 +48,12 @@ class CardToken(ProviderMirror):
         _("initial recurrence amount (cents)"), null=True, blank=True
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    #: When the owner removed it, or a newer token of the same card replaced it:
+    #: it is then offered nowhere and pays nothing (the provider keeps its copy,
+    #: which it has no call to delete).
+    removed_at = models.DateTimeField(_("removed at"), null=True, blank=True)
+
+    objects = CardTokenQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("card token")
@@ -51,6 +63,21 @@ class CardToken(ProviderMirror):
     def __str__(self) -> str:
         brand = card_brand_name(self.brand) if self.brand else "card"
         return f"{brand} {self.first_digits}******{self.last_digits}".strip()
+
+    @property
+    def is_active(self) -> bool:
+        return self.removed_at is None
+
+    def same_card(self) -> models.Q:
+        """The other tokens of this card for this owner (brand, digits and expiry alike)."""
+        return models.Q(
+            user_id=self.user_id,
+            brand=self.brand,
+            first_digits=self.first_digits,
+            last_digits=self.last_digits,
+            exp_month=self.exp_month,
+            exp_year=self.exp_year,
+        ) & ~models.Q(pk=self.pk)
 
     @property
     def has_recurrence(self) -> bool:

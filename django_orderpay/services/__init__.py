@@ -10,7 +10,7 @@ exception: it comes back with status ``DECLINED``. See ``docs/services.md``.
 
 from __future__ import annotations
 
-from .cards import CardTokenNotOwned, pay_with_card_token, token_charge
+from .cards import CardTokenNotOwned, pay_with_card_token, remove_card_token, token_charge
 from .charges import cancel_charge, capture_charge
 from .deeplinks import simulate_deeplink_payment
 from .keys import clear_public_key_cache, get_public_key
@@ -29,6 +29,7 @@ __all__ = [
     "pay_order",
     "pay_with_card_token",
     "refresh_order",
+    "remove_card_token",
     "simulate_deeplink_payment",
     "simulate_pix_payment",
     "token_charge",

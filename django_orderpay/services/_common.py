@@ -93,17 +93,17 @@ def check_owned(cards: Mapping[str, str], owner: Any) -> None:
     """Each token of ``cards`` (token id -> the field naming it) belongs to ``owner``.
 
     Every path that charges a stored card goes through here before the
-    call: nobody (``None``) owns any, and a token not mirrored here is no
-    one's either. The message names the field and the token, never whose it is.
+    call: nobody (``None``) owns any, and a token not mirrored here, or removed,
+    is no one's either. The message names the field and the token, never whose it is.
     """
     if not cards:
         return
     owned: set[str] = set()
     if owner is not None:
         owned = set(
-            CardToken.objects.filter(provider_id__in=cards, user_id=owner.pk).values_list(
-                "provider_id", flat=True
-            )
+            CardToken.objects.active()
+            .filter(provider_id__in=cards, user_id=owner.pk)
+            .values_list("provider_id", flat=True)
         )
     for card_id, path in cards.items():
         if card_id not in owned:

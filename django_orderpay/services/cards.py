@@ -1,8 +1,10 @@
-"""Paying with a stored card: its token alone, and only by its owner."""
+"""Stored cards: paying with one (its token alone, only by its owner), and removing one."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.utils import timezone
 
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
@@ -12,7 +14,7 @@ from django_orderpay.models import CardToken, Order
 from ._common import check_amount, check_mirror, check_owned, check_user
 from .orders import pay_order
 
-__all__ = ["CardTokenNotOwned", "pay_with_card_token", "token_charge"]
+__all__ = ["CardTokenNotOwned", "pay_with_card_token", "remove_card_token", "token_charge"]
 
 
 def token_charge(
@@ -91,3 +93,17 @@ def pay_with_card_token(
         subsequent_recurrence=subsequent_recurrence,
     )
     return pay_order(order, [charge], user=user, idempotency_key=idempotency_key, client=client)
+
+
+def remove_card_token(card_token: CardToken, *, user: Any) -> CardToken:
+    """Remove one of ``user``'s stored cards: it is offered nowhere and pays nothing again.
+
+    Raises :class:`CardTokenNotOwned` when ``user`` is not its owner (or it was
+    removed already). PagBank has no call to delete a stored card: its copy
+    stays there, unused; charges made with it keep their link to the row.
+    """
+    check_mirror(card_token, CardToken, "card_token")
+    check_owned({card_token.provider_id: "card_token"}, check_user(user))
+    card_token.removed_at = timezone.now()
+    card_token.save(update_fields=["removed_at"])
+    return card_token

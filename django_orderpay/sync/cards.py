@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Collection, Sequence
+from functools import reduce
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..models import CardToken, RecurringType
+from ..models import CardToken, ChargeStatus, RecurringType
 from ..signals import announce_card_stored
 from .parse import CardState, ChargeState
 
 logger = logging.getLogger("django_orderpay.sync")
+
+#: A card is kept only once a charge with it was approved: a declined card
+#: (or one still in analysis) is never offered to pay again.
+APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.AUTHORIZED})
 
 TOKEN_FIELDS = (
     "user",
@@ -89,13 +95,16 @@ def sync_card_tokens(
 ) -> dict[str, CardToken]:
     """Create tokens for stored cards, refresh known ones; token id -> row.
 
-    A token is made only when the answer says ``store``; a charge paid with
-    an existing token just links to it. The owner is set on creation (or on a
-    token that had none) and never changed afterwards.
+    A token is made only when the answer says ``store`` and the charge was
+    approved; a charge paid with an existing token just links to it. The
+    owner is set on creation (or on a token that had none) and never changed
+    afterwards. A new token replaces its owner's older tokens of the same card
+    (``removed_at``), so a card is offered once.
     """
     cards = {s.card.token_id: s.card for s in states if s.card and s.card.token_id}
     if not cards:
         return {}
+    approved = {s.card.token_id for s in states if s.card and s.columns["status"] in APPROVED}
     recurrences = _recurrences(states, known_charge_ids)
     tokens = {
         token.provider_id: token
@@ -106,7 +115,7 @@ def sync_card_tokens(
     now = timezone.now()
     new = []
     for token_id, card in cards.items():
-        if token_id in tokens or not card.store:
+        if token_id in tokens or not card.store or token_id not in approved:
             continue
         reference, initial_amount, _ = recurrences.get(token_id, ("", None, True))
         new.append(
@@ -128,10 +137,22 @@ def sync_card_tokens(
     if changed:
         CardToken.objects.bulk_update(changed, TOKEN_FIELDS)
     inserted, theirs = _insert(new)
+    _replace_older(inserted, now)
     for token in inserted:
         announce_card_stored(token)
     tokens.update({token.provider_id: token for token in [*inserted, *theirs]})
     return tokens
+
+
+def _replace_older(inserted: list[CardToken], now: Any) -> None:
+    """The owners' older tokens of the cards just stored are removed: one statement."""
+    owned = [token for token in inserted if token.user_id is not None]
+    if not owned:
+        return
+    same_cards = reduce(operator.or_, (token.same_card() for token in owned))
+    CardToken.objects.active().filter(same_cards).exclude(
+        pk__in=[token.pk for token in owned]
+    ).update(removed_at=now)
 
 
 def _refresh(
