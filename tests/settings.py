@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_orderpay",
     "example_project.shop",  # the example shop, tested in test_example_shop and tests/browser
+    "django_tasks_db",  # the queue of background notifications (test_notifications_workers)
 ]
 
 MIDDLEWARE = [

@@ -225,11 +225,14 @@ def process_delivery(
     trust_body = _trusts(delivery, order_id)
     try:
         with sync_transaction():
-            copy_of = recording.claim_recorded(delivery)
-            if copy_of is not None:
+            claim, copy_of = recording.claim_recorded(delivery)
+            if claim == recording.Claim.COPY:
                 detail = f"{recording.COPY_OF}{copy_of}"
                 recording.mark_outcome(delivery, DeliveryOutcome.DUPLICATE, detail)
                 return Result.of(DeliveryOutcome.DUPLICATE, detail)
+            if claim == recording.Claim.MOVED:
+                # Another process (a worker, a replay) got to it since it was read.
+                return Result.of(delivery.outcome, delivery.error)
             return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
     except SyncError as exc:
         if trust_body:

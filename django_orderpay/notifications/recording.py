@@ -163,17 +163,37 @@ def record_duplicate(delivery: NotificationDelivery) -> None:
     delivery.error = COPY_OF.strip()
 
 
-def claim_recorded(delivery: NotificationDelivery) -> int | None:
-    """Claim a delivery recorded earlier (a background one, a replay); the copy's id if taken.
+class Claim:
+    """How claiming a recorded delivery went: ``claimed``, or why not."""
 
-    Inside the processing transaction: the row is updated to ``processed``
-    in a savepoint; another copy already processed makes the update fail on
-    the unique index (waiting for it first, if it is still in progress), and
-    this returns that copy's id instead.
+    CLAIMED = "claimed"
+    #: Another delivery of the same body is processed (``copy_of`` names it).
+    COPY = "copy"
+    #: The delivery itself moved on since it was read (another worker, a replay).
+    MOVED = "moved"
+
+
+def claim_recorded(delivery: NotificationDelivery) -> tuple[str, int | None]:
+    """Claim a delivery recorded earlier (a background one, a replay): ``(Claim.*, copy id)``.
+
+    Inside the processing transaction, in a savepoint: the row is updated to
+    ``processed`` only if its outcome is still the one read (else another
+    process settled it meanwhile: ``MOVED``, the row re-read). A copy of the
+    same body already processed makes the update fail on the unique index
+    (after waiting for it, if it is still in progress): ``COPY`` and its id.
     """
+    now = timezone.now()
     try:
         with transaction.atomic():
-            _update(delivery, outcome=DeliveryOutcome.PROCESSED, error="", traceback="")
+            updated = NotificationDelivery.objects.filter(
+                pk=delivery.pk, outcome=delivery.outcome
+            ).update(
+                outcome=DeliveryOutcome.PROCESSED,
+                error="",
+                traceback="",
+                attempts=F("attempts") + 1,
+                processed_at=now,
+            )
     except IntegrityError:
         copy = (
             NotificationDelivery.objects.filter(
@@ -183,8 +203,14 @@ def claim_recorded(delivery: NotificationDelivery) -> int | None:
             .values_list("pk", flat=True)
             .first()
         )
-        return copy or 0
-    return None
+        return Claim.COPY, copy
+    if not updated:
+        delivery.refresh_from_db()
+        return Claim.MOVED, None
+    delivery.outcome, delivery.error, delivery.traceback = DeliveryOutcome.PROCESSED, "", ""
+    delivery.attempts += 1
+    delivery.processed_at = now
+    return Claim.CLAIMED, None
 
 
 def _update(delivery: NotificationDelivery, **fields: object) -> None:
