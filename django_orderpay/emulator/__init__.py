@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from .core import DEFAULT_TOKEN, Emulator, account_for
 from .resources.cards import ANTIFRAUD_DECLINED_CARD, IN_ANALYSIS_CARD
+from .resources.threeds import (
+    AUTHENTICATION_REQUIRED_CARD,
+    CHALLENGE_CODE,
+    SANDBOX_3DS_CARDS,
+    THREEDS_CHANGE_PAYMENT_METHOD_CARD,
+    THREEDS_NOT_SUPPORTED_CARD,
+)
 from .serving.http import Request, Response
 
 __all__ = [
     "ANTIFRAUD_DECLINED_CARD",
+    "AUTHENTICATION_REQUIRED_CARD",
+    "CHALLENGE_CODE",
     "DEFAULT_TOKEN",
     "IN_ANALYSIS_CARD",
+    "SANDBOX_3DS_CARDS",
+    "THREEDS_CHANGE_PAYMENT_METHOD_CARD",
+    "THREEDS_NOT_SUPPORTED_CARD",
     "Emulator",
     "Request",
     "Response",

@@ -23,7 +23,18 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from .control import plane
 from .control.latency import Latency
 from .control.notifier import Notifier
-from .resources import boleto, keys, orders, pagpay, pix, pix_payment
+from .resources import (
+    boleto,
+    card_tokens,
+    challenge,
+    fees,
+    keys,
+    orders,
+    pagpay,
+    pix,
+    pix_payment,
+    threeds,
+)
 from .resources.charges import cancel_charge, capture_charge, get_charge
 from .serving.http import Request, Response
 from .state import errors
@@ -50,6 +61,13 @@ MERCHANT = "merchant"  # bearer token required; errors in the Orders API shape
 OPEN = "open"  # no token (the SDK script)
 SIMULATOR = "simulator"  # no token; errors in the simulator's shape
 CONTROL = "control"  # no token, no faults, no idempotency
+#: The browser SDK's calls come from the shop's pages, another origin: CORS allows them.
+CORS_HEADERS = (
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    ("Access-Control-Allow-Headers", "Content-Type"),
+    ("Access-Control-Max-Age", "600"),
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +82,8 @@ class Route:
     #: False for a control call that waits on the notifier: a shop's handler
     #: may call the emulator back while it is being notified.
     locked: bool = True
+    #: Called by the browser SDK from a shop's page: answers carry CORS headers.
+    cors: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -88,6 +108,12 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/splits/{id}/custody/release", keys.release_custody),
     Route("POST", "/public-keys", keys.create_public_key),
     Route("GET", "/public-keys/card", keys.get_public_key),
+    Route("POST", "/tokens/cards", card_tokens.store_card),
+    Route("GET", "/charges/fees/calculate", fees.calculate_fees),
+    Route("POST", "/checkout-sdk/sessions", threeds.create_session, body_optional=True),
+    Route("POST", "/checkout-sdk/authentications", threeds.authenticate, OPEN, cors=True),
+    Route("GET", "/checkout-sdk/challenges/{id}", challenge.challenge_page, OPEN),
+    Route("POST", "/checkout-sdk/challenges/{id}", threeds.answer_challenge, OPEN, cors=True),
     Route("GET", "/sdk/pagseguro.js", keys.sdk_script, OPEN),
     Route("POST", "/pagpay/balance/{id}", pagpay.pay_with_balance, SIMULATOR),
     Route("POST", "/pagpay/credit-card/{id}", pagpay.pay_with_card, SIMULATOR),
@@ -252,6 +278,8 @@ class Emulator:
         ]
         if not candidates:
             return errors.not_found("resource").to_response()
+        if method == "OPTIONS" and any(route.cors for route, _ in candidates):
+            return Response(204, b"", list(CORS_HEADERS))  # the browser's preflight
         chosen = next(((r, m) for r, m in candidates if r.method == method), None)
         if chosen is None:
             allowed = ", ".join(sorted({route.method for route, _ in candidates}))
@@ -273,6 +301,8 @@ class Emulator:
         with self._lock:
             response = self._serve(route, request, match.groups())
             trim(self._state)
+        if route.cors:
+            response.headers.extend(CORS_HEADERS[:1])
         response = fault.respond(response) if fault is not None else response
         return _held_back(response, latency, path)
 

@@ -55,7 +55,14 @@ HOLDER = {"name": "Jose da Silva"}
 
 def encrypted(api, number="4111111111111111", security_code="123", holder="Jose da Silva"):
     public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
-    return encrypt_card(public_key, number, security_code, "12", "2030", holder)
+    return encrypt_card(
+        public_key,
+        number=number,
+        security_code=security_code,
+        exp_month="12",
+        exp_year="2030",
+        holder=holder,
+    )
 
 
 @pytest.mark.parametrize(("number", "brand"), APPROVED)
@@ -295,7 +302,14 @@ def test_a_blob_encrypted_for_another_key_is_40002(api):
 
     other = Emulator()
     try:
-        blob = encrypt_card(other.public_key, "4111111111111111", "123", "12", "2030", "Jose")
+        blob = encrypt_card(
+            other.public_key,
+            number="4111111111111111",
+            security_code="123",
+            exp_month="12",
+            exp_year="2030",
+            holder="Jose",
+        )
     finally:
         other.close()
 

@@ -284,6 +284,7 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "idempotency_conflict": "production",
         "partial_refund_status": "PAID",
         "installments_18x": False,
+        "fees_configured": True,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
     assert changed.json()["options"]["partial_refund_status"] == "CANCELED"

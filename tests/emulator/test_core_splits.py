@@ -46,7 +46,14 @@ def pay_split(api, splits, card=None):
 def test_pay_with_a_fixed_split_links_the_split_record(api):
     # The sample: an encrypted card, receivers' values as strings.
     public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
-    blob = encrypt_card(public_key, "4111111111111111", "123", "12", "2030", "Jose")
+    blob = encrypt_card(
+        public_key,
+        number="4111111111111111",
+        security_code="123",
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose",
+    )
     card = {"encrypted": blob, "holder": {"name": "Jose"}}
 
     response = pay_split(api, SAMPLE_SPLITS, card)

@@ -24,6 +24,7 @@ from .payment import ChargeRequest
 from .pix import check_refund_window
 from .render import charge_json, notify_order
 from .splits import validate_refund_splits
+from .threeds import threeds_outcome
 
 #: How long an authorisation may be captured (``payment_method.capture_before``):
 #: "de 6 até 29 dias", 29 for Visa, Mastercard and Elo, 6 for Amex and Hipercard.
@@ -138,7 +139,7 @@ def execute(
         state.cards[stored.id] = stored
         token_id = stored.id
     payment_method = {
-        "type": "CREDIT_CARD",
+        "type": request.payment_type,
         "installments": request.installments,
         "capture": request.capture,
         "card": card.to_response(token_id=token_id, store=request.store),
@@ -146,13 +147,22 @@ def execute(
     }
     if request.holder is not None:
         payment_method["holder"] = dict(request.holder)
+    authentication = request.authentication
+    if authentication is not None:
+        payment_method["authentication_method"] = dict(authentication.answer)
+    outcome = outcome_for(card.number, card.exp_month, card.exp_year, now)
+    if outcome == SUCCESS:
+        outcome = (
+            threeds_outcome(card.number, request.amount, authentication, request.payment_type)
+            or outcome
+        )
     charge = add_charge(
         state,
         order,
         amount=request.amount,
         currency=request.currency,
         payment_method=payment_method,
-        outcome=outcome_for(card.number, card.exp_month, card.exp_year, now),
+        outcome=outcome,
         now=now,
         capture=request.capture,
         brand=card.brand,
@@ -161,6 +171,9 @@ def execute(
         recurring=request.recurring,
     )
     charge.metadata = request.metadata
+    charge.amount_fees = request.amount_fees
+    if authentication is not None and authentication.authentication is not None:
+        authentication.authentication.used_by = charge.id  # an id pays one charge
     if request.splits is not None:
         split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
         state.splits[split.id] = split

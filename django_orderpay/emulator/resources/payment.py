@@ -28,6 +28,7 @@ from ..state.validation import (
 from .boleto import BoletoRequest, parse_boleto_charge
 from .cards import Card, resolve_card
 from .splits import validate_splits
+from .threeds import ChargeAuthentication, check_authentication
 
 CHARGE_KEYS = frozenset(
     {
@@ -42,11 +43,22 @@ CHARGE_KEYS = frozenset(
     }
 )
 PAYMENT_METHOD_KEYS = frozenset(
-    {"type", "installments", "capture", "store", "card", "soft_descriptor", "holder"}
+    {
+        "type",
+        "installments",
+        "capture",
+        "store",
+        "card",
+        "soft_descriptor",
+        "holder",
+        "authentication_method",
+    }
 )
 
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
-PAYMENT_METHOD_TYPES = ("CREDIT_CARD", "BOLETO")
+PAYMENT_METHOD_TYPES = ("CREDIT_CARD", "DEBIT_CARD", "BOLETO")
+#: PagBank's words when a debit card comes without 3-D Secure.
+DEBIT_NEEDS_AUTHENTICATION = "Authentication is required for debit card transaction"
 #: What the provider prints on the statement when the merchant sends none
 #: (the merchant's registered name in production; the samples show this one).
 DEFAULT_SOFT_DESCRIPTOR = "LOJAEXEMPLO"
@@ -69,6 +81,10 @@ class ChargeRequest:
     splits: dict[str, Any] | None
     metadata: dict[str, Any] | None = None
     holder: dict[str, Any] | None = None
+    payment_type: str = "CREDIT_CARD"
+    authentication: ChargeAuthentication | None = None
+    #: ``amount.fees`` as sent: the buyer's interest of an installment plan.
+    amount_fees: dict[str, Any] | None = None
 
 
 def parse_recurring(value: Any, path: str) -> dict[str, Any]:
@@ -112,14 +128,18 @@ def parse_charge(
     reference_id = require_str(charge, "reference_id", path, limit="reference_id", optional=True)
     description = require_str(charge, "description", path, limit="description", optional=True)
     amount_path = field_path(path, "amount")
-    amount = validate_amount(charge.get("amount"), amount_path)
-    currency = charge["amount"].get("currency") or "BRL"
+    sent_amount = require_object(charge.get("amount"), amount_path)
+    fees = sent_amount.get("fees")
+    amount = validate_amount({k: v for k, v in sent_amount.items() if k != "fees"}, amount_path)
+    currency = sent_amount.get("currency") or "BRL"
     metadata = validate_metadata(charge.get("metadata"), field_path(path, "metadata"))
 
     method_path = field_path(path, "payment_method")
     method = require_object(charge.get("payment_method"), method_path)
     kind = require_str(method, "type", method_path, choices=PAYMENT_METHOD_TYPES)
     if kind == "BOLETO":
+        if fees is not None:
+            raise errors.invalid(field_path(amount_path, "fees"), "only_for_card_installments")
         for key in ("recurring", "splits"):
             if charge.get(key) is not None:
                 raise errors.invalid(field_path(path, key), "not_allowed_with_boleto")
@@ -139,6 +159,9 @@ def parse_charge(
     installments = _installments(method, method_path, amount, state)
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)
+    amount_fees = None
+    if fees is not None:
+        amount_fees = validate_fees(fees, field_path(amount_path, "fees"), amount, installments)
     soft_descriptor = require_str(
         method, "soft_descriptor", method_path, limit="soft_descriptor", optional=True
     )
@@ -149,6 +172,19 @@ def parse_charge(
     card, store_in_card = resolve_card(
         method.get("card"), field_path(method_path, "card"), account=account, state=state
     )
+    if kind == "DEBIT_CARD":
+        check_debit(method, method_path, installments, capture, bool(store_here or store_in_card))
+    authentication = None
+    if method.get("authentication_method") is not None:
+        authentication = check_authentication(
+            method["authentication_method"],
+            field_path(method_path, "authentication_method"),
+            number=card.number,
+            amount=amount,
+            payment_type=kind or "CREDIT_CARD",
+            account=account,
+            state=state,
+        )
 
     recurring = None
     if charge.get("recurring") is not None:
@@ -178,7 +214,42 @@ def parse_charge(
         splits=splits,
         metadata=metadata,
         holder=holder,
+        payment_type=kind or "CREDIT_CARD",
+        authentication=authentication,
+        amount_fees=amount_fees,
     )
+
+
+def check_debit(
+    method: dict[str, Any], path: str, installments: int, capture: bool | None, store: bool
+) -> None:
+    """A debit card: 3-D Secure, one installment, captured at once, never stored."""
+    if method.get("authentication_method") is None:
+        raise errors.invalid(field_path(path, "authentication_method"), DEBIT_NEEDS_AUTHENTICATION)
+    if installments != 1:
+        raise errors.invalid(field_path(path, "installments"), "debit_card_takes_1_installment")
+    if capture is False:
+        raise errors.invalid(field_path(path, "capture"), "debit_card_is_captured_at_once")
+    if store:
+        raise errors.invalid(field_path(path, "card.store"), "debit_card_cannot_be_stored")
+
+
+def validate_fees(value: Any, path: str, amount: int, installments: int) -> dict[str, Any]:
+    """``amount.fees.buyer.interest{total, installments}``: an installment plan's interest,
+    inside the amount (the amount includes it) and of the charge's installments."""
+    fees = require_object(value, path)
+    reject_unknown(fees, {"buyer"}, path)
+    buyer_path = field_path(path, "buyer")
+    buyer = require_object(fees.get("buyer"), buyer_path)
+    reject_unknown(buyer, {"interest"}, buyer_path)
+    interest_path = field_path(buyer_path, "interest")
+    interest = require_object(buyer.get("interest"), interest_path)
+    reject_unknown(interest, {"total", "installments"}, interest_path)
+    require_int(interest, "total", interest_path, minimum=0, maximum=amount - 1)
+    count = require_int(interest, "installments", interest_path, minimum=1, maximum=18)
+    if count != installments:
+        raise errors.invalid(field_path(interest_path, "installments"), "must_match_installments")
+    return {"buyer": {"interest": dict(interest)}}
 
 
 def parse_charges(

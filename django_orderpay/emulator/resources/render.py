@@ -56,10 +56,13 @@ def charge_json(
         answer["paid_at"] = timestamp(charge.paid_at)
     if charge.description is not None:
         answer["description"] = charge.description
-    answer["amount"] = {
-        "value": charge.amount,
-        "currency": charge.currency,
-        "summary": {"total": charge.amount, "paid": charge.paid, "refunded": charge.refunded},
+    answer["amount"] = {"value": charge.amount, "currency": charge.currency}
+    if charge.amount_fees is not None:  # an installment plan's interest, paid by the buyer
+        answer["amount"]["fees"] = copy.deepcopy(charge.amount_fees)
+    answer["amount"]["summary"] = {
+        "total": charge.amount,
+        "paid": charge.paid,
+        "refunded": charge.refunded,
     }
     answer["payment_response"] = copy.deepcopy(charge.payment_response)
     method: dict[str, Any] = {}

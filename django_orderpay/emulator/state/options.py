@@ -31,6 +31,9 @@ class Options:
     partial_refund_status: str = "PAID"
     #: 18 installments "mediante aprovação": off, as on a new account.
     installments_18x: bool = False
+    #: Whether the account has installment fees (``GET /charges/fees/calculate``):
+    #: off, it answers ``fees_not_configured`` as for an account without them.
+    fees_configured: bool = True
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -41,6 +44,8 @@ class Options:
             )
         if not isinstance(self.installments_18x, bool):
             raise ValueError("installments_18x must be true or false")
+        if not isinstance(self.fees_configured, bool):
+            raise ValueError("fees_configured must be true or false")
 
     @property
     def max_installments(self) -> int:

@@ -22,6 +22,7 @@ from .idempotency import IdempotencyStore
 from .keypair import KeyPair
 from .options import Options
 from .retention import Retention
+from .threeds import ThreeDSStore
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,8 @@ class ChargeRecord:
     #: Brand of the card (None for a balance payment): an approval after
     #: analysis still needs to know whether the Elo NRID is due.
     brand: str | None = None
+    #: ``amount.fees`` of an installment plan with the buyer's interest, as sent.
+    amount_fees: dict[str, Any] | None = None
 
 
 @dataclass
@@ -152,6 +155,8 @@ class State:
     #: Boleto charges still WAITING, by charge id: the clock cancels them after their due date.
     waiting_boletos: set[str] = field(default_factory=set)
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
+    #: 3-D Secure sessions and authentications (they expire by themselves).
+    threeds: ThreeDSStore = field(default_factory=ThreeDSStore)
 
     def token_of(self, account: str) -> str | None:
         """The bearer token of ``account`` (it keys the notification digest)."""
@@ -170,6 +175,7 @@ class State:
         self.qr_codes.clear()
         self.waiting_boletos.clear()
         self.idempotency.clear()
+        self.threeds.clear()
 
 
 @dataclass(frozen=True)

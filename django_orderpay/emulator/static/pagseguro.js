@@ -1,8 +1,18 @@
 /*
- * django-orderpay emulator: the provider's browser SDK, PagSeguro.encryptCard().
+ * django-orderpay emulator: the provider's browser SDK, PagSeguro.encryptCard(),
+ * PagSeguro.setUp() and PagSeguro.authenticate3DS().
  *
  * PagSeguro.encryptCard({publicKey, holder, number, expMonth, expYear, securityCode})
  *   -> {encryptedCard, hasErrors, errors: [{code, message}]}, synchronously.
+ * PagSeguro.setUp({session, env}) keeps the checkout-SDK session (made by the
+ * shop's server with its token: POST /checkout-sdk/sessions).
+ * PagSeguro.authenticate3DS({data, beforeChallenge}) -> Promise of {status, id}:
+ * it posts {session, data} to this emulator's /checkout-sdk/authentications;
+ * on REQUIRE_CHALLENGE it calls beforeChallenge({brand, issuer, open}) (or opens
+ * the challenge itself) and resolves once the shopper answers the emulated
+ * bank's page, shown in a frame over the page. Failures reject with a
+ * PagSeguro.PagSeguroError whose detail is {httpStatus, traceId, message,
+ * errorMessages: [{code, description, parameterName}]}, as the real SDK's.
  *
  * The plaintext is "number;securityCode;expMonth(2 digits);expYear;holder;epoch_ms"
  * (holder reduced to ASCII letters and spaces, accents stripped, 30 characters at
@@ -211,7 +221,120 @@
     return { encryptedCard: encryptedCard, hasErrors: errors.length > 0, errors: errors };
   }
 
+  // --- 3-D Secure ------------------------------------------------------------
+
+  // This script's own root (…/sdk/pagseguro.js -> …): where the emulator lives.
+  var script = global.document && global.document.currentScript;
+  var EMULATOR_ROOT = script && script.src ? script.src.replace(/\/sdk\/pagseguro\.js(?:\?.*)?$/, "") : "";
+  var setup = { session: null, env: null };
+
+  function PagSeguroError(message, detail) {
+    var error = new Error(message);
+    Object.setPrototypeOf(error, PagSeguroError.prototype);
+    error.name = "PagSeguroError";
+    error.detail = detail;
+    return error;
+  }
+  PagSeguroError.prototype = Object.create(Error.prototype);
+
+  function setUp(parameters) {
+    parameters = parameters || {};
+    setup = { session: parameters.session || null, env: parameters.env || null };
+  }
+
+  function failure(status, body, fallback) {
+    var entries = (body && body.error_messages) || [];
+    return PagSeguroError(fallback, {
+      httpStatus: status,
+      traceId: null,
+      message: (entries[0] && entries[0].description) || fallback,
+      errorMessages: entries.map(function (entry) {
+        return {
+          code: entry.code,
+          description: entry.description,
+          parameterName: entry.parameter_name,
+        };
+      }),
+    });
+  }
+
+  function postJson(url, body) {
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then(function (response) {
+      return response.json().then(
+        function (json) { return { status: response.status, body: json }; },
+        function () { return { status: response.status, body: null }; }
+      );
+    });
+  }
+
+  // The emulated bank's page in a frame over the checkout; resolves with its answer.
+  function runChallenge(challenge, id, request) {
+    return new Promise(function (resolve) {
+      var doc = global.document;
+      var overlay = doc.createElement("div");
+      overlay.setAttribute("data-orderpay-3ds-challenge", id);
+      overlay.style.cssText = "position:fixed;inset:0;background:rgba(0,0,0,.45);z-index:2147483647;" +
+        "display:flex;align-items:center;justify-content:center";
+      var frame = doc.createElement("iframe");
+      frame.title = "3-D Secure";
+      frame.src = challenge.url;
+      frame.style.cssText = "width:min(420px,94vw);height:min(460px,90vh);border:0;background:#fff;border-radius:8px";
+      overlay.appendChild(frame);
+      var origin = new URL(challenge.url, global.location.href).origin;
+      function onMessage(event) {
+        var data = event.data || {};
+        if (event.origin !== origin || !data.orderpay3ds || data.challenge !== id) return;
+        global.removeEventListener("message", onMessage);
+        overlay.remove();
+        resolve(data.orderpay3ds);
+      }
+      global.addEventListener("message", onMessage);
+      var opened = false;
+      function open() {
+        if (opened) return;
+        opened = true;
+        doc.body.appendChild(overlay);
+      }
+      if (typeof request.beforeChallenge === "function") {
+        request.beforeChallenge({ brand: challenge.brand, issuer: challenge.issuer, open: open });
+      } else {
+        open();
+      }
+    });
+  }
+
+  function authenticate3DS(request) {
+    request = request || {};
+    if (!setup.session) {
+      return Promise.reject(PagSeguroError("session not set up", {
+        httpStatus: 0, traceId: null, message: "call PagSeguro.setUp({session, env}) first",
+        errorMessages: [],
+      }));
+    }
+    return postJson(EMULATOR_ROOT + "/checkout-sdk/authentications", {
+      session: setup.session,
+      data: request.data || {},
+    }).then(function (answer) {
+      if (answer.status !== 200 || !answer.body) {
+        throw failure(answer.status, answer.body, "3DS authentication failed");
+      }
+      var result = answer.body;
+      if (result.status !== "REQUIRE_CHALLENGE") {
+        return { status: result.status, id: result.id };
+      }
+      return runChallenge(result.challenge, result.id, request);
+    });
+  }
+
   var sdk = global.PagSeguro || {};
   sdk.encryptCard = encryptCard;
+  sdk.setUp = setUp;
+  sdk.authenticate3DS = authenticate3DS;
+  sdk.PagSeguroError = PagSeguroError;
+  sdk.env = { PROD: "PROD", SANDBOX: "SANDBOX" };
   global.PagSeguro = sdk;
 })(typeof globalThis !== "undefined" ? globalThis : window);

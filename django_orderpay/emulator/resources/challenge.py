@@ -1,0 +1,84 @@
+"""The emulated bank's 3-D Secure challenge: the page the SDK opens over the checkout.
+
+``GET /checkout-sdk/challenges/{id}`` shows the amount and asks for the code
+the bank "sent by SMS" (:data:`~.threeds.CHALLENGE_CODE`, printed on the
+page: it is a test bank). Confirming or cancelling posts the answer
+(``POST /checkout-sdk/challenges/{id}``) and tells the page that opened it
+with ``postMessage({orderpay3ds: {id, status}})``, which the SDK's
+``authenticate3DS`` resolves with.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from ..serving.http import Response
+from ..state import errors
+from ..state.store import Call, State
+from ..state.threeds import CHALLENGE_PENDING
+from .threeds import CHALLENGE_CODE
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Banco Emulado: confirm your purchase</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 0; padding: 1.5rem; color: #1d2733; }}
+h1 {{ font-size: 1.2rem; margin: 0 0 1rem; }}
+label {{ display: block; margin: 1rem 0 .3rem; }}
+input {{ font-size: 1.2rem; padding: .4rem; width: 8rem; letter-spacing: .2rem; }}
+button {{ font-size: 1rem; padding: .5rem 1rem; margin: 1rem .5rem 0 0; }}
+.hint {{ color: #5a6675; font-size: .9rem; }}
+</style></head>
+<body>
+<h1>Banco Emulado · 3-D Secure</h1>
+<p>Confirm a purchase of <strong>R$ {reais}</strong> with your {brand} card ending in the
+digits you typed.</p>
+<form id="challenge">
+<label for="code">Code sent to your phone</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12">
+<p class="hint">Test bank: the code is {code}. Any other code, or Cancel, fails the challenge.</p>
+<button type="submit" id="confirm">Confirm</button>
+<button type="button" id="cancel">Cancel</button>
+</form>
+<script>
+(function () {{
+  var id = {auth_id};
+  function finish(body) {{
+    fetch(location.pathname, {{
+      method: "POST",
+      headers: {{"Content-Type": "application/json"}},
+      body: JSON.stringify(body)
+    }}).then(function (response) {{ return response.json(); }}).then(function (answer) {{
+      var result = {{id: answer.id || null, status: answer.status || "CHANGE_PAYMENT_METHOD"}};
+      (window.parent || window).postMessage({{orderpay3ds: result, challenge: id}}, "*");
+    }});
+  }}
+  document.getElementById("challenge").addEventListener("submit", function (event) {{
+    event.preventDefault();
+    finish({{code: document.getElementById("code").value}});
+  }});
+  document.getElementById("cancel").addEventListener("click", function () {{
+    finish({{cancel: true}});
+  }});
+}})();
+</script>
+</body></html>
+"""
+
+
+def challenge_page(state: State, call: Call) -> Response:
+    """``GET /checkout-sdk/challenges/{id}``: the bank's page, while the challenge is open."""
+    authentication = state.threeds.authentications.get(call.params[0])
+    if authentication is None or authentication.status != CHALLENGE_PENDING:
+        raise errors.not_found("challenge")
+    if authentication.expires_at <= call.now:
+        raise errors.not_found("challenge")
+    page = PAGE.format(
+        reais=f"{authentication.amount // 100},{authentication.amount % 100:02d}",
+        brand=html.escape(authentication.brand.capitalize()),
+        code=CHALLENGE_CODE,
+        auth_id=json.dumps(authentication.id),
+    )
+    return Response(200, page.encode(), [("Content-Type", "text/html; charset=utf-8")])
