@@ -1,0 +1,258 @@
+"""What settles an open operation, and what must not: the proofs ``sync`` reads.
+
+An operation whose call got no answer stays open until the provider's state
+proves it done (``django_orderpay.sync.operations``). Each test here leaves
+an operation open through an injected fault, lets a sync run (a refresh, a
+notification, ``orderpay_sync``, another call's answer), and checks the
+proof: a state that does not show the work leaves the operation open, so
+the caller's repeat still sends its key and the money moves, once.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import requests
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.db import connection
+
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.emulator.serving.transport import mount
+from django_orderpay.exceptions import OutcomeUnknown
+from django_orderpay.models import Charge, Operation, Order
+from django_orderpay.services import (
+    cancel_charge,
+    capture_charge,
+    create_order,
+    get_public_key,
+    pay_order,
+    refresh_order,
+)
+from tests.test_services_support import (
+    APPROVED_VISA,
+    CVV,
+    DECLINED_VISA,
+    buyer,
+    charge,
+    order_payload,
+    raw_card,
+)
+
+__all__ = ["buyer"]
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def no_retries(orderpay_emulator, orderpay):
+    """One attempt per call, a short timeout: each call meets the fault itself."""
+    orderpay(RETRIES=0, TIMEOUT=0.3)
+
+
+def done_unheard(emulator, prefix: str) -> None:
+    """The provider acts, and its answer arrives after the client gave up."""
+    emulator.inject_fault("timeout", delay=1.0, path_prefix=prefix)
+
+
+def never_arrived(emulator, prefix: str) -> None:
+    """The connection drops before the provider does anything."""
+    emulator.inject_fault("reset", path_prefix=prefix)
+
+
+def at_provider(row: Charge) -> dict:
+    return get_client().get_charge(row.provider_id)
+
+
+def encrypted_card() -> dict:
+    blob = encrypt_card(
+        get_public_key(),
+        number=APPROVED_VISA,
+        exp_month="12",
+        exp_year="2030",
+        security_code=CVV,
+        holder="Jose da Silva",
+    )
+    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
+
+
+# --- refunds: several open on one charge -----------------------------------------------
+
+
+def test_open_refunds_of_one_charge_are_proven_oldest_first(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-1", charges=[charge(2000)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)  # refunded at the provider, unheard
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 200)  # never reached it
+
+    refresh_order(row.order)  # the provider shows 300 refunded
+
+    first, second = Operation.objects.filter(kind="cancel").order_by("pk")
+    assert (first.amount, first.state) == (300, "succeeded")
+    # 300 refunded proves the older 300, not also the 200 on top of it.
+    assert (second.amount, second.state) == (200, "unknown")
+    again = cancel_charge(Charge.objects.get(pk=row.pk), 200)
+    assert again.amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
+def test_another_refunds_answer_settles_an_open_one_it_proves(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-2", charges=[charge(2000)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)
+
+    # Before any notification, staff refund 200 more: its answer shows 500 refunded.
+    cancel_charge(Charge.objects.get(pk=row.pk), 200)
+
+    first, second = Operation.objects.filter(kind="cancel").order_by("pk")
+    assert (first.state, first.reported) == ("succeeded", False)
+    assert (second.state, second.reported) == ("succeeded", True)
+    # The caller repeating the 300 hears it, and nothing more is refunded.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
+# --- a void or a capture is proven by the charge's status ---------------------------------
+
+
+def test_an_open_void_is_not_settled_while_the_charge_is_still_authorised(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("v-1", charges=[charge(800, capture=False)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row)
+
+    refresh_order(row.order)
+
+    assert Operation.objects.get(kind="cancel").state == "unknown"
+    voided = cancel_charge(Charge.objects.get(pk=row.pk))
+    assert voided.status == "CANCELED"
+    assert at_provider(row)["status"] == "CANCELED"
+
+
+def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("c-1", charges=[charge(800, capture=False)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(row)
+
+    refresh_order(row.order)
+
+    assert Operation.objects.get(kind="capture").state == "unknown"
+    captured = capture_charge(Charge.objects.get(pk=row.pk))
+    assert (captured.status, captured.amount_paid) == ("PAID", 800)
+    assert at_provider(row)["amount"]["summary"]["paid"] == 800
+
+
+# --- a pay is proven by a charge the order did not have --------------------------------------
+
+
+def declined_order(user) -> Order:
+    order = create_order(order_payload("p-1"), user=user)
+    declined = pay_order(order, [charge(500, raw_card(DECLINED_VISA))])
+    assert declined.status == "DECLINED"
+    return declined
+
+
+def test_a_pay_is_not_proven_by_a_charge_the_order_already_had(
+    orderpay_emulator, no_retries, buyer
+):
+    order = declined_order(buyer)
+    never_arrived(orderpay_emulator, f"/orders/{order.provider_id}/pay")
+    with pytest.raises(OutcomeUnknown):
+        pay_order(order, [charge(500, encrypted_card())])
+
+    refresh_order(order)  # still only the declined charge
+
+    assert Operation.objects.filter(kind="pay").latest("pk").state == "unknown"
+    # The customer's second submit (the card encrypted again) is sent with the same key.
+    paid = pay_order(Order.objects.get(pk=order.pk), [charge(500, encrypted_card())])
+    assert paid.status == "PAID"
+    assert [c["status"] for c in get_client().get_order(order.provider_id)["charges"]] == [
+        "DECLINED",
+        "PAID",
+    ]
+
+
+def test_orderpay_sync_refreshes_a_final_order_with_an_open_pay(
+    orderpay_emulator, no_retries, buyer
+):
+    # A declined order is final: only its open operation makes orderpay_sync look at it.
+    order = declined_order(buyer)
+    done_unheard(orderpay_emulator, f"/orders/{order.provider_id}/pay")
+    with pytest.raises(OutcomeUnknown):
+        pay_order(order, [charge(500, encrypted_card())])
+
+    call_command("orderpay_sync", verbosity=0)
+
+    operation = Operation.objects.filter(kind="pay").latest("pk")
+    assert operation.state == "succeeded"
+    assert operation.charge.status == "PAID"
+    assert Order.objects.get(pk=order.pk).status == "PAID"
+
+
+# --- a create is proven by its order, adopted ------------------------------------------------
+
+
+def test_an_adopted_order_gets_the_creates_user_and_shop_object(
+    orderpay_emulator, no_retries, buyer
+):
+    cart = Group.objects.create(name="cart 1")
+    done_unheard(orderpay_emulator, "/orders")
+    with pytest.raises(OutcomeUnknown):
+        create_order(order_payload("a-1", charges=[charge(500)]), user=buyer, shop_object=cart)
+
+    orderpay_emulator.deliver_notifications()
+
+    adopted = Order.objects.get()
+    assert (adopted.user, adopted.shop_object) == (buyer, cart)
+    assert Operation.objects.get().order == adopted
+
+
+# --- a settled operation never moves back ----------------------------------------------------
+
+
+def test_an_operation_settled_during_its_call_stays_settled_when_the_call_times_out(
+    orderpay_emulator, transactional_db, buyer
+):
+    class NotifiedBeforeTheAnswer:
+        """The provider does the work and notifies; its answer then arrives too late."""
+
+        def handle(self, request):
+            answer = orderpay_emulator.emulator.handle(request)
+            if request.method == "POST" and request.path == "/orders":
+
+                def deliver() -> None:
+                    try:
+                        orderpay_emulator.deliver_notifications()
+                    finally:
+                        connection.close()
+
+                worker = threading.Thread(target=deliver)
+                worker.start()
+                worker.join()
+            return answer
+
+    session = requests.Session()
+    base = mount(session, NotifiedBeforeTheAnswer(), sleep=lambda seconds: None)
+    client = OrderPayClient(base, orderpay_emulator.token, session=session, retries=0, timeout=0.3)
+    done_unheard(orderpay_emulator, "/orders")
+
+    with pytest.raises(OutcomeUnknown):
+        create_order(order_payload("s-1", charges=[charge(500)]), user=buyer, client=client)
+
+    operation = Operation.objects.get()
+    adopted = Order.objects.get()
+    # The notification proved it; the lost answer does not make it unknown again.
+    assert (operation.state, operation.reported, operation.order) == ("succeeded", False, adopted)
+    assert create_order(order_payload("s-1", charges=[charge(500)]), user=buyer) == adopted
+    assert len(orderpay_emulator.order_ids()) == 1
