@@ -1,0 +1,147 @@
+"""Which answers close an operation as refused, and which leave its outcome unknown.
+
+A refusal closes the operation (the next call is a new operation, with a
+new key); anything that may hide work done leaves it open, its key kept.
+Through the emulator's HTTP interface, its fault injection and its options.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from django_orderpay.cardcrypto import encrypt_card
+from django_orderpay.client import get_client
+from django_orderpay.exceptions import (
+    CardTokenNotOwned,
+    IdempotencyConflict,
+    OutcomeUnknown,
+    ProviderError,
+)
+from django_orderpay.models import CardToken, Charge, Operation, Order
+from django_orderpay.services import cancel_charge, create_order, get_public_key
+from tests.test_services_support import (
+    APPROVED_VISA,
+    CVV,
+    buyer,
+    charge,
+    order_payload,
+    other_buyer,
+    raw_card,
+)
+
+__all__ = ["buyer", "other_buyer"]
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def no_retries(orderpay_emulator, orderpay):
+    """One attempt per call, a short timeout: each call meets the fault itself."""
+    orderpay(RETRIES=0, TIMEOUT=0.3)
+
+
+def encrypted_card() -> dict:
+    blob = encrypt_card(
+        get_public_key(),
+        number=APPROVED_VISA,
+        exp_month="12",
+        exp_year="2030",
+        security_code=CVV,
+        holder="Jose da Silva",
+    )
+    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
+
+
+# --- a 409 is never a refusal -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "code"), [("production", "IDEMPOTENCY_CONFLICT"), ("docs", "40005")]
+)
+def test_a_409_on_a_first_call_leaves_the_outcome_unknown(
+    orderpay_emulator, no_retries, shape, code
+):
+    orderpay_emulator.control("POST", "options", {"idempotency_conflict": shape})
+    # The key was used before this shop's record of it (another system, a restored database).
+    made = get_client().create_order(
+        order_payload("k-409", charges=[charge(500, encrypted_card())]), idempotency_key="key-1"
+    )
+
+    with pytest.raises(OutcomeUnknown) as caught:
+        create_order(
+            order_payload("k-409", charges=[charge(500, encrypted_card())]),
+            idempotency_key="key-1",
+        )
+
+    assert isinstance(caught.value.__cause__, IdempotencyConflict)
+    assert (caught.value.status, caught.value.codes) == (409, [code])
+    operation = Operation.objects.get()
+    assert (operation.state, operation.idempotency_key) == ("unknown", "key-1")
+    # The provider's notification settles it with the order made under that key.
+    orderpay_emulator.deliver_notifications()
+    operation.refresh_from_db()
+    assert (operation.state, operation.order.provider_id) == ("succeeded", made["id"])
+    assert orderpay_emulator.order_ids() == [made["id"]]
+
+
+# --- the API's own 400 on a repeat is the provider's answer --------------------------------------
+
+
+def test_a_400_on_a_repeat_after_an_unknown_outcome_is_the_providers_refusal(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("k-400", charges=[charge(2000)])).charges.get()
+    get_client().cancel_charge(row.provider_id, 1900)  # refunded elsewhere, not mirrored yet
+    orderpay_emulator.inject_fault("reset", path_prefix="/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)
+
+    # The provider looks the key up before it validates: its 400 says nothing was done.
+    with pytest.raises(ProviderError) as caught:
+        cancel_charge(Charge.objects.get(pk=row.pk), 300)
+
+    assert not isinstance(caught.value, OutcomeUnknown)
+    assert caught.value.status == 400
+    operation = Operation.objects.get(kind="cancel")
+    assert (operation.state, operation.calls) == ("refused", 2)
+    assert get_client().get_charge(row.provider_id)["amount"]["summary"]["refunded"] == 1900
+
+
+# --- a create's scope is its reference --------------------------------------------------------
+
+
+def test_a_create_repeated_with_an_edited_body_while_unknown_makes_one_order(
+    orderpay_emulator, no_retries
+):
+    # A two-step order (no card data): its request can be sent again as it was.
+    orderpay_emulator.inject_fault("timeout", delay=1.0, path_prefix="/orders")
+    with pytest.raises(OutcomeUnknown):
+        create_order(order_payload("k-edit", items=1))
+
+    # The shop's view builds the body again, and the cart changed meanwhile.
+    answered = create_order(order_payload("k-edit", items=2))
+
+    # The repeat is the first operation: its key, with the request it was first sent with.
+    [operation] = Operation.objects.all()
+    assert (operation.state, operation.calls) == ("succeeded", 2)
+    assert orderpay_emulator.order_ids() == [answered.provider_id]
+    assert len(answered.data["items"]) == 1
+
+
+# --- every stored card a body charges is checked -------------------------------------------
+
+
+def test_a_second_charge_with_someone_elses_card_is_refused_without_a_call(
+    orderpay_emulator, buyer, other_buyer
+):
+    create_order(order_payload("store-1", charges=[charge(500, raw_card(store=True))]), user=buyer)
+    token = CardToken.objects.get(user=buyer)
+    before = orderpay_emulator.order_ids()
+    charges = [charge(500), charge(300, {"id": token.provider_id, "security_code": CVV})]
+
+    with pytest.raises(CardTokenNotOwned) as caught:
+        create_order(order_payload("theft-2", charges=charges, unit_amount=800), user=other_buyer)
+
+    assert str(caught.value).startswith("charges[1].payment_method.card.id:")
+    assert orderpay_emulator.order_ids() == before
+    assert not Order.objects.filter(reference_id="theft-2").exists()
