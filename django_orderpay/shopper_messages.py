@@ -1,0 +1,86 @@
+"""What to tell a shopper when a card is declined or the provider refuses a payment.
+
+Short sentences in the shopper's language, saying what they can do, never a
+code or a field path: those are for staff, who find them on the charge
+(``payment_response``), in the admin and in the log. Where PagBank's decline
+codes allow another try (the partner plugin retries these), the message says
+so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from .exceptions import ErrorMessage, ProviderError, ProviderUnavailable
+
+#: Decline codes after which the same card may be tried again: PagBank's
+#: anti-fraud (10000), an unexpected decline (10002), and the issuer's
+#: transient refusals the partner plugin retries (20001, 20119, 20158, 20159).
+RETRYABLE_DECLINES = frozenset({"10000", "10002", "20001", "20119", "20158", "20159"})
+
+#: The decline codes whose meaning PagBank documents; others get the generic message.
+DECLINES: dict[str, Promise] = {
+    "10000": _("PagBank's security checks did not approve this payment."),
+    "10002": _("The payment was not approved this time."),
+    "20003": _("Your card's issuer did not authorise this payment."),
+    "20159": _("Your card's issuer asks for an extra check of this payment."),
+}
+GENERIC_DECLINE = _("Your card's issuer declined this payment.")
+RETRY_HINT = _("Trying again may work.")
+OTHER_CARD_HINT = _("You may try another card or another way to pay.")
+
+#: Refusals of the request (``error_messages``), by the field they name.
+REFUSALS: tuple[tuple[tuple[str, ...], Promise], ...] = (
+    (("installments",), _("Choose fewer installments for this amount.")),
+    (
+        ("card", "card_brand"),
+        _("This card can't be used here. Check its details, or try another card."),
+    ),
+    (("tax_id",), _("Check the CPF or CNPJ of the purchase.")),
+    (("customer", "holder"), _("Check the name and e-mail of the purchase.")),
+    (("shipping", "address"), _("Check the delivery address.")),
+)
+GENERIC_REFUSAL = _("The payment could not be processed. Try again, or pay another way.")
+BUSY = _("The payment service is busy right now. Try again in a moment.")
+
+
+@dataclass(frozen=True)
+class ShopperMessage:
+    """A sentence for the shopper, and whether trying the same way again may work."""
+
+    text: str
+    may_retry: bool = False
+
+    def __str__(self) -> str:
+        hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
+        return f"{self.text} {hint}"
+
+
+def decline_message(code: str | None) -> ShopperMessage:
+    """What to say of a charge DECLINED with ``payment_response.code`` ``code``."""
+    text = DECLINES.get(code or "", GENERIC_DECLINE)
+    return ShopperMessage(str(text), (code or "") in RETRYABLE_DECLINES)
+
+
+def refusal_message(error: Any) -> ShopperMessage:
+    """What to say when a payment request raised ``error`` (one of the package's own)."""
+    if isinstance(error, ProviderUnavailable):  # rate limits and outages included
+        return ShopperMessage(str(BUSY), may_retry=True)
+    if isinstance(error, ProviderError):
+        for entry in error.error_messages:
+            text = _for_entry(entry)
+            if text is not None:
+                return ShopperMessage(str(text))
+    return ShopperMessage(str(GENERIC_REFUSAL))
+
+
+def _for_entry(entry: ErrorMessage) -> Promise | None:
+    words = " ".join(filter(None, [entry.parameter_name, entry.description])).lower()
+    for needles, text in REFUSALS:
+        if any(needle in words for needle in needles):
+            return text
+    return None
