@@ -143,7 +143,14 @@ def test_create_with_a_card_encrypted_again_on_each_try_charges_once(
 
     def submit():
         # The customer's browser encrypts the card again on every submit.
-        blob = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose Silva")
+        blob = encrypt_card(
+            key,
+            number=APPROVED_VISA,
+            security_code=CVV,
+            exp_month="12",
+            exp_year="2030",
+            holder="Jose Silva",
+        )
         card = {"encrypted": blob, "holder": {"name": "Jose Silva"}}
         return create_order(order_payload("buy-2", charges=[charge(500, card)]), client=client)
 
@@ -160,6 +167,7 @@ def test_create_with_a_card_encrypted_again_on_each_try_charges_once(
     assert [c["status"] for c in provider_order["charges"]] == ["PAID"]
     assert answered.provider_id == provider_order["id"]
     assert_mirrored(provider_order)
+    assert not Operation.objects.open().exists()
 
 
 # --- pay ---------------------------------------------------------------------------
@@ -196,6 +204,7 @@ def test_capture_captures_once(orderpay_emulator, client, fault):
     assert (provider["status"], provider["amount"]["summary"]["paid"]) == ("PAID", 1000)
     row.refresh_from_db()
     assert (row.status, row.amount_paid) == ("PAID", 1000)
+    assert not Operation.objects.open().exists()
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -236,3 +245,4 @@ def test_a_full_refund_refunds_once(orderpay_emulator, client, fault):
     assert (provider["status"], provider["amount"]["summary"]["refunded"]) == ("CANCELED", 2000)
     row.refresh_from_db()
     assert (row.status, row.amount_refunded) == ("CANCELED", 2000)
+    assert not Operation.objects.open().exists()

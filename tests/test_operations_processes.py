@@ -20,7 +20,7 @@ from django.db import connection, connections
 from django_orderpay.client import client_from_settings, get_client
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, Operation
-from django_orderpay.services import cancel_charge, create_order
+from django_orderpay.services import cancel_charge, capture_charge, create_order, pay_order
 from tests.test_services_support import charge, order_payload
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -114,3 +114,38 @@ def test_an_order_created_by_several_processes_at_once_is_charged_once(orderpay_
     [operation] = Operation.objects.all()
     assert operation.state == "succeeded"
     assert operation.order.charges.get().status == "PAID"
+
+
+def test_an_order_paid_by_several_processes_at_once_is_charged_once(orderpay_emulator, faults):
+    order = create_order(order_payload("proc-3"))
+    faults(f"/orders/{order.provider_id}/pay")
+
+    outcomes = run_in_processes(
+        lambda: pay_order(order, [charge(500)], client=client_from_settings(backoff=0))
+    )
+
+    assert not [o for o in outcomes if o.startswith("foreign")], outcomes
+    assert "answered" in outcomes
+    [paid] = get_client().get_order(order.provider_id)["charges"]
+    assert paid["status"] == "PAID"
+    [operation] = Operation.objects.filter(kind="pay")
+    assert operation.state == "succeeded"
+    assert operation.charge.provider_id == paid["id"]
+
+
+def test_a_capture_asked_by_several_processes_at_once_captures_once(orderpay_emulator, faults):
+    row = create_order(order_payload("proc-4", charges=[charge(900, capture=False)])).charges.get()
+    faults("/charges/")
+
+    outcomes = run_in_processes(
+        lambda: capture_charge(
+            Charge.objects.get(pk=row.pk), 400, client=client_from_settings(backoff=0)
+        )
+    )
+
+    assert not [o for o in outcomes if o.startswith("foreign")], outcomes
+    assert "answered" in outcomes
+    provider = get_client().get_charge(row.provider_id)
+    assert (provider["status"], provider["amount"]["summary"]["paid"]) == ("PAID", 400)
+    [operation] = Operation.objects.filter(kind="capture")
+    assert operation.state == "succeeded"
