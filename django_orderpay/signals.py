@@ -19,6 +19,11 @@ acts on a state that was rolled back. Receivers get keyword arguments:
 - ``order_expired``: ``order``, ``source``; sender ``Order``. An order whose
   Pix QR code expired unpaid, once the provider confirmed it (``sync`` or
   ``manage.py orderpay_expire``): release what the purchase held.
+- ``payment_duplicated``: ``charge`` (just paid), ``others`` (the charges that
+  already held money for the same shop object), ``source``; sender
+  ``Charge``. Sent after ``charge_paid`` when the purchase was paid already
+  (a deeplink, Pix or boleto left open and paid after a card): refund one of
+  them (``services.cancel_charge``), as the example shop does.
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -32,6 +37,7 @@ from functools import partial
 from django.db import transaction
 from django.dispatch import Signal
 
+from .duplicates import other_payments
 from .models import CardToken, Charge, ChargeStatus, Order
 
 logger = logging.getLogger(__name__)
@@ -43,6 +49,7 @@ charge_canceled = Signal()
 charge_refunded = Signal()
 card_stored = Signal()
 order_expired = Signal()
+payment_duplicated = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
     ChargeStatus.PAID: charge_paid,
@@ -73,6 +80,8 @@ def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> N
         specific = _STATUS_SIGNALS.get(change.new_effective)
         if specific is not None:
             _send(specific, Charge, charge=charge, old_status=change.old_status, source=source)
+        if change.new_effective == ChargeStatus.PAID:
+            _announce_if_duplicated(charge, source)
     if change.refunded_more:
         _send(
             charge_refunded,
@@ -83,6 +92,19 @@ def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> N
             partial=charge.is_partially_refunded,
             source=source,
         )
+
+
+def _announce_if_duplicated(charge: Charge, source: str) -> None:
+    # After commit, outside the sync's transaction: a query only when a charge is
+    # newly paid, and a shop's receiver may call the provider (a refund).
+    others = list(other_payments(charge))
+    if others:
+        logger.warning(
+            "charge %s paid what %s had paid already",
+            charge.provider_id,
+            ", ".join(other.provider_id for other in others),
+        )
+        _send(payment_duplicated, Charge, charge=charge, others=others, source=source)
 
 
 @dataclass(frozen=True)

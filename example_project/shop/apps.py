@@ -9,3 +9,10 @@ class ShopConfig(AppConfig):
     label = "shop"
     verbose_name = _("Example shop")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django_orderpay.signals import payment_duplicated
+
+        from .duplicates import refund_duplicate_payment
+
+        payment_duplicated.connect(refund_duplicate_payment, dispatch_uid="shop-refund-duplicate")

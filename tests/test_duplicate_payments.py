@@ -1,0 +1,151 @@
+"""A purchase paid twice: detected, signalled once, and (in the example shop) refunded.
+
+PagBank has no call to close a deeplink, a Pix QR code or a boleto left open,
+so the same purchase can be paid twice. ``payment_duplicated`` tells the shop
+once the second payment is mirrored; the example shop refunds it at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from django_orderpay import signals
+from django_orderpay.duplicates import other_payments
+from django_orderpay.models import Charge, ChargeStatus, Order, QrCode
+from django_orderpay.services import cancel_charge, create_order, simulate_pix_payment
+from tests.payloads_support import order
+from tests.test_example_shop import (  # noqa: F401 (fixtures)
+    check_out,
+    pay_card,
+    products,
+    shop,
+    status_json,
+)
+from tests.test_services_support import APPROVED_VISA, charge, order_payload, raw_card
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def heard():
+    calls = []
+
+    def receiver(sender, charge, others, source, **kwargs):
+        calls.append((charge.provider_id, [other.provider_id for other in others], source))
+
+    signals.payment_duplicated.connect(receiver)
+    yield calls
+    signals.payment_duplicated.disconnect(receiver)
+
+
+@pytest.fixture
+def purchase_object(django_user_model):
+    """Any saved model stands for the shop's purchase (here a user row)."""
+    return django_user_model.objects.create_user("purchase-1")
+
+
+def card_order(reference_id: str, shop_object):
+    body = order_payload(reference_id, charges=[charge(500, raw_card(APPROVED_VISA))])
+    return create_order(body, shop_object=shop_object)
+
+
+def pix_order(reference_id: str, shop_object):
+    return create_order(
+        order(reference_id=reference_id, charges=(), qr_codes=[QrCode_(500)]),
+        shop_object=shop_object,
+    )
+
+
+def QrCode_(amount):
+    from django_orderpay.payloads import QrCode as Builder
+
+    return Builder(amount)
+
+
+def test_a_second_payment_of_the_same_shop_object_is_signalled_once(
+    orderpay_emulator, purchase_object, heard, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        waiting = pix_order("dup-pix", purchase_object)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = card_order("dup-card", purchase_object).charges.get()
+    assert heard == []  # the first payment is not a duplicate
+
+    with django_capture_on_commit_callbacks(execute=True):
+        second = simulate_pix_payment(waiting).charges.get()
+
+    assert heard == [(second.provider_id, [first.provider_id], "api")]
+    assert list(other_payments(second)) == [first]
+
+
+def test_a_payment_after_a_full_refund_is_not_a_duplicate(
+    orderpay_emulator, purchase_object, heard, django_capture_on_commit_callbacks
+):
+    # Each step commits on its own, as each request does.
+    with django_capture_on_commit_callbacks(execute=True):
+        waiting = pix_order("dup-pix", purchase_object)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = card_order("dup-card", purchase_object).charges.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        cancel_charge(first)  # the shop gave the money back
+    with django_capture_on_commit_callbacks(execute=True):
+        simulate_pix_payment(waiting)
+
+    assert heard == []
+
+
+def test_a_partly_refunded_payment_still_holds_money(
+    orderpay_emulator, purchase_object, heard, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        waiting = pix_order("dup-pix", purchase_object)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = card_order("dup-card", purchase_object).charges.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        cancel_charge(first, 499)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = simulate_pix_payment(waiting).charges.get()
+
+    assert heard == [(second.provider_id, [first.provider_id], "api")]
+
+
+def test_orders_of_other_shop_objects_or_of_none_are_not_duplicates(
+    orderpay_emulator, purchase_object, django_user_model, heard, django_capture_on_commit_callbacks
+):
+    other_object = django_user_model.objects.create_user("purchase-2")
+    for reference_id, shop_object in [
+        ("a", purchase_object),
+        ("b", other_object),
+        ("c", None),
+        ("d", None),
+    ]:
+        with django_capture_on_commit_callbacks(execute=True):
+            card_order(reference_id, shop_object)
+
+    assert heard == []
+
+
+# --- the example shop -----------------------------------------------------------------
+
+
+def test_the_shop_refunds_a_pix_paid_after_the_card(
+    client, products, shop, django_capture_on_commit_callbacks
+):
+    purchase = check_out(client, products)
+    client.post(reverse("shop:pay_pix", args=[purchase.reference]))  # left open
+    with django_capture_on_commit_callbacks(execute=True):
+        pay_card(client, purchase)
+    assert status_json(client, purchase)["status"] == "PAID"
+
+    # The shopper pays the open Pix too; its notification arrives.
+    with django_capture_on_commit_callbacks(execute=True):
+        shop.pay_pix(QrCode.objects.get().provider_id)
+        shop.deliver_notifications(client)
+
+    pix = Charge.objects.get(payment_method="PIX")
+    card = Charge.objects.get(payment_method="CREDIT_CARD")
+    assert (pix.status, pix.amount_refunded) == (ChargeStatus.CANCELED, pix.amount_paid)
+    assert (card.status, card.amount_refunded) == (ChargeStatus.PAID, 0)
+    assert status_json(client, purchase)["status"] == "PAID"
+    assert len(shop.order_ids()) == 2 == Order.objects.count()
