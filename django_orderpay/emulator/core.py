@@ -31,6 +31,7 @@ from .resources import (
     keys,
     orders,
     pagpay,
+    pagpay_page,
     pix,
     pix_payment,
     threeds,
@@ -118,6 +119,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/pagpay/balance/{id}", pagpay.pay_with_balance, SIMULATOR),
     Route("POST", "/pagpay/credit-card/{id}", pagpay.pay_with_card, SIMULATOR),
     Route("GET", "/pagpay/download", pagpay.download_page, SIMULATOR),
+    Route("POST", "/pagpay/app/{id}/pay", pagpay_page.pay_from_page, SIMULATOR, True),
+    Route("POST", "/pagpay/app/{id}/decline", pagpay_page.decline_from_page, SIMULATOR, True),
     Route("POST", "/_emulator/reset", plane.reset, CONTROL, True),
     Route("GET", "/_emulator/notifications", plane.list_notifications, CONTROL),
     Route(

@@ -37,7 +37,7 @@ def find_deeplink(state: State, deeplink_id: str) -> Deeplink:
     return deeplink
 
 
-def _pay(
+def pay_deeplink(
     state: State,
     call: Call,
     deeplink: Deeplink,
@@ -75,7 +75,7 @@ def pay_with_balance(state: State, call: Call) -> Response:
     """
     deeplink = find_deeplink(state, call.params[0])
     status = parse_balance_simulation(call.payload)
-    return _pay(
+    return pay_deeplink(
         state,
         call,
         deeplink,
@@ -95,7 +95,7 @@ def pay_with_card(state: State, call: Call) -> Response:
     if rules.card_brand(number) is None:
         raise SimulationError.bad_request("card_number is of a brand the provider does not take")
     card = Card(number, None, None, None)
-    return _pay(
+    return pay_deeplink(
         state,
         call,
         deeplink,
@@ -111,11 +111,14 @@ def pay_with_card(state: State, call: Call) -> Response:
 
 
 def download_page(state: State, call: Call) -> Response:
-    """``GET /pagpay/download?f=order&r={id}``: what the deeplink URL opens, as JSON.
+    """``GET /pagpay/download?f=order&r={id}``: what the deeplink URL opens.
 
-    The real URL opens the provider's app; the emulator answers the deeplink's
-    state and where to simulate its payment.
+    The real URL opens the provider's app. The emulator answers a browser with
+    a page that pays or refuses (its stand-in for the app), anyone else with
+    the deeplink's state and where to simulate its payment, as JSON.
     """
+    from .pagpay_page import app_page, wants_html
+
     query = parse_qs(call.request.query)
     deeplink = find_deeplink(state, (query.get("r") or [""])[0])
     order = state.orders[deeplink.order_id]
@@ -125,6 +128,8 @@ def download_page(state: State, call: Call) -> Response:
         status = "EXPIRED"
     else:
         status = "OPEN"
+    if wants_html(call):
+        return app_page(state, call, deeplink, status)
     return Response.json(
         200,
         {
