@@ -249,7 +249,7 @@ def reject_unknown(data: Mapping[str, Any], allowed_keys: Iterable[str], path: s
 def require_tax_id(
     data: Mapping[str, Any], key: str, path: str, *, optional: bool = False
 ) -> str | None:
-    """A CPF (11 digits) or CNPJ (14 digits) with right check digits, digits only."""
+    """A CPF (11 digits) or CNPJ (14: 12 letters or digits, 2 digits) with right check digits."""
     value = require_str(data, key, path, optional=optional)
     if value is not None and not rules.valid_tax_id(value):
         raise errors.invalid(field_path(path, key))
