@@ -78,7 +78,16 @@ def test_more_than_one_notification_url_is_40002(api):
 
 @pytest.mark.parametrize(
     ("value", "installments", "accepted"),
-    [(1500, 3, True), (1499, 3, False), (6000, 12, True), (5999, 12, False), (100, 1, True)],
+    [
+        (1500, 3, True),
+        (1499, 3, False),
+        (6000, 12, True),
+        (5999, 12, False),
+        (100, 1, True),
+        # Two installments: the smallest count the minimum applies to.
+        (1000, 2, True),
+        (999, 2, False),
+    ],
 )
 def test_each_installment_is_at_least_five_reais(api, value, installments, accepted):
     response = one_charge(api, installments=installments, amount=amount(value))
