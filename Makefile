@@ -36,8 +36,24 @@ demo: venv
 	@echo "The shop: http://127.0.0.1:8000/  (admin: http://127.0.0.1:8000/admin/, docs/checkout.md)"
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-bench: venv
+# The in-process benchmarks (SQLite, or DATABASE_URL), then the production shape:
+# the example shop under gunicorn on PostgreSQL (a throwaway cluster, as `make tox`
+# starts one, unless DATABASE_URL is postgres://) with wrk posting notifications
+# (docs/benchmarks.md). wrk and PostgreSQL are installed with apt when missing.
+# Options for the second: make bench BENCH_ARGS="--quick".
+BENCH_STAMP := $(VENV)/.bench-installed
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install -q -e ".[dev,bench]"
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	@need=; command -v wrk >/dev/null 2>&1 || need="wrk"; \
+	ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || case "$$DATABASE_URL" in postgres*) ;; \
+	  *) need="$$need postgresql";; esac; \
+	if [ -n "$$need" ]; then apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; fi
 	$(BIN)/python -m tests.benchmarks
+	$(BIN)/python -m tests.benchmarks.production $(BENCH_ARGS)
 
 # Every factor of tox.ini. pyenv's Python 3.12/3.13 are appended to PATH (tox
 # skips the interpreters it still can't find). The pg factors use DATABASE_URL;

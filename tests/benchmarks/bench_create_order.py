@@ -1,12 +1,14 @@
-"""1. Create a one-step order: ``services.create_order`` against a bare ``Session.post``.
+"""1. Create a one-step order: ``services.create_order`` against a bare post + INSERT.
 
 Both sides send the same body (one raw-card charge, a fresh ``reference_id``
 each time) to the same emulator, served over real HTTP on 127.0.0.1 by its
 WSGI adapter, and both send an ``x-idempotency-key`` so the emulator does the
 same work for each. Ours adds what a shop gets for it: validation by provider
-field path, the derived idempotency key (one query), retries and logging in
-the client, and the sync of the answer into Order, Charge and history rows.
-The bare side only posts and reads the JSON answer.
+field path, the operation recorded (and committed) before the call, retries
+and logging in the client, and the sync of the answer into Order, Charge and
+history rows, the operation settled. The bare side posts, reads the JSON
+answer and keeps it with one INSERT (``bare.insert_body``): the least that
+remembers a payment was made.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
 from django_orderpay.models import Order
 
+from .bare import ensure_bare_table, insert_body
 from .bodies import TOKEN, next_reference_id, order_body
 from .harness import Case, Comparison, compare, expect
 
@@ -40,6 +43,7 @@ def _check_answer(answer: dict[str, Any]) -> None:
 
 
 def run() -> list[Comparison]:
+    ensure_bare_table()
     emulator = Emulator([TOKEN], notify_in_background=False)
     try:
         with (
@@ -59,7 +63,9 @@ def run() -> list[Comparison]:
                 )
                 if response.status_code != 201:
                     raise RuntimeError(f"POST /orders answered {response.status_code}")
-                return response.json()
+                answer = response.json()
+                insert_body(response.content)
+                return answer
 
             ours = Case(
                 "services.create_order",
@@ -68,7 +74,7 @@ def run() -> list[Comparison]:
                 check=_check_order,
             )
             bare = Case(
-                "Session.post + .json()",
+                "Session.post + .json() + INSERT",
                 post,
                 prepare=lambda: (order_body(next_reference_id("bench-post")), str(uuid.uuid4())),
                 check=_check_answer,

@@ -1,4 +1,4 @@
-"""5. Payload validation: ``payloads.Order(...).to_dict()`` against the same body as a dict literal.
+"""5. Payload validation: ``payloads.OrderRequest(...).to_dict()`` against the same body as a dict.
 
 Ours builds the frozen dataclasses of the samples' one-step create (customer,
 item, shipping, a raw card charged at once and stored: ``order()`` of
@@ -40,7 +40,7 @@ def run() -> list[Comparison]:
     return [
         compare(
             "Build + validate an order body",
-            Case("payloads.Order.to_dict()", build_order, check=_check),
+            Case("payloads.OrderRequest.to_dict()", build_order, check=_check),
             Case("dict literal", write_order, check=_check),
             iterations=ITERATIONS,
             warmup=WARMUP,

@@ -1,0 +1,10 @@
+"""The WSGI application gunicorn serves in the benchmark (settings: ``.settings``)."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.benchmarks.production.settings")
+application = get_wsgi_application()
