@@ -247,6 +247,28 @@ def test_split_custody_is_taken_and_released_on_request(api):
     assert refusal(not_held) == ("40002", "receivers[0].account.id")
 
 
+CUSTODY = "charges[0].splits.receivers[1].configurations.custody"
+
+
+@pytest.mark.parametrize(
+    ("custody", "expected"),
+    [
+        ({"apply": "yes"}, ("40002", f"{CUSTODY}.apply")),
+        (
+            {"apply": True, "release": {"scheduled": "24/12/2026"}},
+            ("40002", f"{CUSTODY}.release.scheduled"),
+        ),
+        ({"apply": True, "hold_days": 3}, ("40003", f"{CUSTODY}.hold_days")),
+    ],
+    ids=["apply not a boolean", "release date malformed", "unknown key"],
+)
+def test_a_malformed_custody_is_refused_naming_the_field(api, custody, expected):
+    splits = custody_splits()
+    splits["receivers"][1]["configurations"]["custody"] = custody
+
+    assert refusal(create(api, charges=[split_charge(splits)])) == expected
+
+
 def test_a_cancel_may_say_how_a_split_refund_is_shared(api):
     response = create(api, charges=[split_charge(custody_splits())])
     charge_id = response.json()["charges"][0]["id"]
