@@ -47,6 +47,12 @@ Keys (environment variable in brackets):
     Orders the mounted emulator remembers; older ones are forgotten.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
+``THREEDS`` (default ``never``)
+    When the card checkout runs 3-D Secure: ``always``, ``never``, or
+    ``after_decline`` (only to retry a card the issuer declined with a code
+    asking for authentication, 20159). Debit cards always run it.
+``THREEDS_URL``
+    Override of the host of the checkout-SDK sessions (``sdk.pagseguro.com``).
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ MAX_SYNC_CONCURRENCY: Final = 64
 DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 #: The emulator serves the SDK script at this path under its root.
 EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
+#: When the checkout authenticates a credit card with 3-D Secure (debit: always).
+THREEDS_MODES: Final = ("never", "always", "after_decline")
 
 
 @dataclass(frozen=True)
@@ -90,14 +98,21 @@ class Hosts:
     base_url: str
     sdk_url: str
     simulation_url: str | None
+    #: Where checkout-SDK sessions (3-D Secure) are made: the SDK's own API host.
+    threeds_url: str = ""
 
 
 _SDK_SCRIPT = "https://assets.pagseguro.com.br/checkout-sdk-js/rc/dist/browser/pagseguro.min.js"
 #: The provider's host table (provider-facts.md, "Hosts").
 HOSTS: Final[dict[str, Hosts]] = {
-    "production": Hosts("https://api.pagseguro.com", _SDK_SCRIPT, None),
+    "production": Hosts(
+        "https://api.pagseguro.com", _SDK_SCRIPT, None, "https://sdk.pagseguro.com"
+    ),
     "sandbox": Hosts(
-        "https://sandbox.api.pagseguro.com", _SDK_SCRIPT, "https://sandbox.sdk.pagseguro.com"
+        "https://sandbox.api.pagseguro.com",
+        _SDK_SCRIPT,
+        "https://sandbox.sdk.pagseguro.com",
+        "https://sandbox.sdk.pagseguro.com",
     ),
 }
 
@@ -121,6 +136,8 @@ KNOWN_KEYS: Final = frozenset(
         "EMULATOR_TOKENS",
         "EMULATOR_RETAIN_ORDERS",
         "SYNC_CONCURRENCY",
+        "THREEDS",
+        "THREEDS_URL",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -148,6 +165,13 @@ class OrderPaySettings:
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
+    threeds: str = "never"
+    threeds_url: str = ""
+
+    @property
+    def threeds_env(self) -> str:
+        """``env`` of ``PagSeguro.setUp``: ``PROD`` in production, else ``SANDBOX``."""
+        return "PROD" if self.environment == "production" else "SANDBOX"
 
     def __repr__(self) -> str:  # the token must never reach a log line or a traceback
         return (
@@ -325,7 +349,7 @@ def _parse() -> OrderPaySettings:
         )
     emulator_url = reader.url("EMULATOR_URL", DEFAULT_EMULATOR_URL)
     if environment == "emulator":
-        hosts = Hosts(emulator_url, emulator_url + EMULATOR_SDK_PATH, emulator_url)
+        hosts = Hosts(emulator_url, emulator_url + EMULATOR_SDK_PATH, emulator_url, emulator_url)
     else:
         hosts = HOSTS[environment]
 
@@ -364,7 +388,16 @@ def _parse() -> OrderPaySettings:
         sync_concurrency=_bounded(
             reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
         ),
+        threeds=_threeds_mode(reader),
+        threeds_url=reader.url("THREEDS_URL", hosts.threeds_url),
     )
+
+
+def _threeds_mode(reader: _Reader) -> str:
+    mode = reader.string("THREEDS", "never")
+    if mode not in THREEDS_MODES:
+        raise ConfigurationError(f"{_where('THREEDS')} must be one of {', '.join(THREEDS_MODES)}.")
+    return mode
 
 
 def unknown_keys() -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django_orderpay.exceptions import FieldError, ValidationError
 
+from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import ACCOUNT_ID_PATTERN, Amount, Charge, Receiver, Recurring, Splits
@@ -32,8 +33,10 @@ __all__ = [
     "ACCOUNT_ID_PATTERN",
     "Address",
     "Amount",
+    "AuthenticationMethod",
     "BoletoHolder",
     "BoletoPayment",
+    "BuyerInterest",
     "Card",
     "Charge",
     "Customer",

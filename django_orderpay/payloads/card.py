@@ -9,6 +9,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, join
+from .authentication import AuthenticationMethod
 from .customer import Holder
 
 _BASE64 = r"[A-Za-z0-9+/]+={0,2}"
@@ -204,14 +205,20 @@ class Card(Builder):
         )
 
 
+#: The card payment types: a debit card needs 3-D Secure, one installment, no capture step.
+CARD_PAYMENT_TYPES = ("CREDIT_CARD", "DEBIT_CARD")
+
+
 @dataclass(frozen=True)
 class PaymentMethod(Builder):
-    """``charges[].payment_method``: a credit card, 1-18 installments, captured or not.
+    """``charges[].payment_method``: a credit or debit card, captured or not.
 
     Up to 12 installments on any account; 13 to 18 only where PagBank enabled
     them ("mediante aprovação"): the provider refuses them otherwise, naming
     ``installments``. ``store`` here is the old spelling of ``Card(store=True)``:
     PagBank documents ``store`` only inside ``card``, so it is sent there.
+    ``authentication_method`` carries 3-D Secure; a ``DEBIT_CARD`` requires it
+    and takes one installment, is captured at once and is never stored.
     """
 
     card: Card
@@ -220,9 +227,45 @@ class PaymentMethod(Builder):
     store: bool | None = None
     soft_descriptor: str | None = None
     type: str = "CREDIT_CARD"
+    authentication_method: AuthenticationMethod | None = None
+
+    @classmethod
+    def debit(
+        cls,
+        card: Card,
+        authentication_method: AuthenticationMethod,
+        *,
+        soft_descriptor: str | None = None,
+    ) -> PaymentMethod:
+        """A debit card, authenticated (PagBank refuses debit without 3-D Secure)."""
+        return cls(
+            card=card,
+            type="DEBIT_CARD",
+            authentication_method=authentication_method,
+            soft_descriptor=soft_descriptor,
+        )
+
+    def _collect_debit(self, problems: Problems, path: str) -> None:
+        if self.authentication_method is None:
+            problems.add(
+                join(path, "authentication_method"),
+                "is required for a debit card (3-D Secure)",
+            )
+        if self.installments != 1:
+            problems.add(join(path, "installments"), "must be 1 for a debit card")
+        if self.capture is False:
+            problems.add(join(path, "capture"), "a debit card is captured at once")
+        if self.stores_card:
+            problems.add(join(path, "card.store"), "a debit card cannot be stored")
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.text(join(path, "type"), self.type, choices=("CREDIT_CARD",))
+        problems.text(join(path, "type"), self.type, choices=CARD_PAYMENT_TYPES)
+        if self.type == "DEBIT_CARD":
+            self._collect_debit(problems, path)
+        auth_path = join(path, "authentication_method")
+        auth = self.authentication_method
+        if problems.instance(auth_path, auth, AuthenticationMethod, required=False):
+            auth.collect(problems, auth_path)  # type: ignore[union-attr]
         problems.integer(
             join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS_ENABLED
         )
@@ -259,10 +302,14 @@ class PaymentMethod(Builder):
         card = self.card.to_dict() if isinstance(self.card, Card) else self.card
         if self.store is not None and isinstance(card, dict) and "store" not in card:
             card = {**card, "store": self.store}
+        auth = self.authentication_method
         return compact(
             type=self.type,
             installments=self.installments,
             capture=self.capture,
             card=card,
             soft_descriptor=self.soft_descriptor,
+            authentication_method=auth.to_dict()
+            if isinstance(auth, AuthenticationMethod)
+            else auth,
         )

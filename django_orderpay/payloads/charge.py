@@ -9,6 +9,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, index, is_int, join
+from .authentication import BuyerInterest
 from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
 
@@ -18,19 +19,30 @@ ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
 
 @dataclass(frozen=True)
 class Amount(Builder):
-    """``amount``: integer cents, 1 to 999999999, BRL."""
+    """``amount``: integer cents, 1 to 999999999, BRL.
+
+    ``fees`` is the buyer's interest of an installment plan
+    (``services.installment_plans``): ``value`` is then the plan's total, interest included.
+    """
 
     value: int
     currency: str | None = "BRL"
+    fees: BuyerInterest | None = None
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.cents(join(path, "value"), self.value)
         problems.text(
             join(path, "currency"), self.currency, choices=rules.CURRENCIES, required=False
         )
+        fees_path = join(path, "fees.buyer.interest")
+        if problems.instance(fees_path, self.fees, BuyerInterest, required=False):
+            self.fees.collect(problems, fees_path)  # type: ignore[union-attr]
+            if is_int(self.value) and is_int(self.fees.total) and self.fees.total >= self.value:  # type: ignore[union-attr]
+                problems.add(join(fees_path, "total"), "must be less than the amount it is part of")
 
     def to_dict(self) -> dict[str, Any]:
-        return compact(value=self.value, currency=self.currency)
+        fees = self.fees.to_dict() if isinstance(self.fees, BuyerInterest) else None
+        return compact(value=self.value, currency=self.currency, fees=fees)
 
 
 @dataclass(frozen=True)
@@ -265,6 +277,12 @@ class Charge(Builder):
         elif problems.instance(method_path, method, PaymentMethod):
             method.collect(problems, method_path)
             installments = method.installments
+            fees = self.amount.fees if isinstance(self.amount, Amount) else None
+            if isinstance(fees, BuyerInterest) and fees.installments != installments:
+                problems.add(
+                    join(amount_path, "fees.buyer.interest.installments"),
+                    "must be the charge's installments",
+                )
             if is_int(charge_amount) and is_int(installments) and installments > 1:
                 if charge_amount < installments * rules.MIN_INSTALLMENT:
                     problems.add(

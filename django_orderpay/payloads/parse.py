@@ -16,6 +16,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Problems, index, join
+from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import Amount, Charge, Receiver, Recurring, Splits
@@ -52,9 +53,12 @@ CHARGE_KEYS = frozenset(
         "payment_instructions",
     }
 )
-AMOUNT_KEYS = frozenset({"value", "currency"})
+AMOUNT_KEYS = frozenset({"value", "currency", "fees"})
 PAYMENT_METHOD_KEYS = frozenset(
-    {"type", "installments", "capture", "store", "card", "soft_descriptor"}
+    {"type", "installments", "capture", "store", "card", "soft_descriptor", "authentication_method"}
+)
+AUTHENTICATION_KEYS = frozenset(
+    {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
 )
 CARD_KEYS = frozenset(
     {"number", "exp_month", "exp_year", "security_code", "holder", "store", "encrypted", "id"}
@@ -175,7 +179,11 @@ def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> An
             r.problems.add(join(path, "store"), "contradicts card.store (give it in one place)")
         else:
             card = dataclasses.replace(card, store=store)
+    auth = r.field(data, "authentication_method", path, AUTHENTICATION_KEYS)
     return PaymentMethod(
+        authentication_method=(
+            _plain(AuthenticationMethod, AUTHENTICATION_KEYS, auth) if auth is not None else None
+        ),
         card=card,  # type: ignore[arg-type]
         installments=data.get("installments"),  # type: ignore[arg-type]
         capture=data.get("capture"),
@@ -249,11 +257,23 @@ def _receiver(r: _Reader, receiver: Mapping[str, Any], where: str) -> Receiver:
     )
 
 
+def _amount(r: _Reader, amount: Mapping[str, Any], path: str) -> Amount:
+    """``amount``, with an installment plan's ``fees.buyer.interest`` when given."""
+    fees = r.field(amount, "fees", path, frozenset({"buyer"}))
+    interest = None
+    if fees is not None:
+        buyer = r.field(fees, "buyer", join(path, "fees"), frozenset({"interest"})) or {}
+        where = join(path, "fees.buyer")
+        found = r.field(buyer, "interest", where, frozenset({"total", "installments"})) or {}
+        interest = BuyerInterest(found.get("total"), found.get("installments"))  # type: ignore[arg-type]
+    return Amount(amount.get("value"), amount.get("currency"), interest)  # type: ignore[arg-type]
+
+
 def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
     amount = r.field(data, "amount", path, AMOUNT_KEYS)
     recurring = r.field(data, "recurring", path, RECURRING_KEYS)
     return Charge(
-        amount=Amount(amount.get("value"), amount.get("currency")) if amount is not None else None,  # type: ignore[arg-type]
+        amount=_amount(r, amount, join(path, "amount")) if amount is not None else None,  # type: ignore[arg-type]
         payment_method=_payment_method(
             r, _object(r, data, "payment_method", path), join(path, "payment_method")
         ),

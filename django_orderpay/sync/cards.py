@@ -14,6 +14,7 @@ from django.utils import timezone
 from ..models import CardToken, ChargeStatus, RecurringType
 from ..signals import announce_card_stored
 from .parse import CardState, ChargeState
+from .parse.charges import parse_stored_card
 
 logger = logging.getLogger("django_orderpay.sync")
 
@@ -142,6 +143,32 @@ def sync_card_tokens(
         announce_card_stored(token)
     tokens.update({token.provider_id: token for token in [*inserted, *theirs]})
     return tokens
+
+
+def sync_stored_card(answer: dict[str, Any], *, owner_id: Any) -> CardToken:
+    """The card ``POST /tokens/cards`` stored (no charge), as ``owner_id``'s CardToken.
+
+    Its owner's older tokens of the same card are replaced (a card is listed
+    once) and ``card_stored`` is sent after commit, as for a card stored by a charge.
+    """
+    card = parse_stored_card(answer)
+    now = timezone.now()
+    with transaction.atomic():
+        found = CardToken.objects.select_for_update().filter(provider_id=card.token_id).first()
+        if found is not None:
+            return found
+        token = CardToken(
+            provider_id=card.token_id,
+            user_id=owner_id,
+            created_at=now,
+            synced_at=now,
+            **_card_columns(card),
+        )
+        inserted, theirs = _insert([token])
+        _replace_older(inserted, now)
+        for stored in inserted:
+            announce_card_stored(stored)
+    return (inserted or theirs)[0]
 
 
 def _replace_older(inserted: list[CardToken], now: Any) -> None:

@@ -78,6 +78,14 @@ class ChargeState:
         return effective_charge_status(self.status, self.amount_paid, self.amount_refunded)
 
 
+def parse_stored_card(answer: Mapping[str, Any]) -> CardState:
+    """The answer of ``POST /tokens/cards`` (a card object with its ``id``), as a stored card."""
+    card = _parse_card({"card": {**answer, "store": True}}, "")
+    if card is None or not card.token_id:
+        raise SyncError("id", "the stored card's answer has no CARD_ id")
+    return card
+
+
 def _parse_card(method: Mapping[str, Any], path: str) -> CardState | None:
     card = optional_object(method, "card", path)
     if not card:
