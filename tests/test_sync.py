@@ -512,7 +512,9 @@ def test_query_count_does_not_grow_with_items_or_charges(shopper, django_assert_
 def _writes(queries: CaptureQueriesContext, model: type) -> list[str]:
     """The INSERT and UPDATE statements ``queries`` ran on ``model``'s table."""
     table = model._meta.db_table
-    prefixes = (f'INSERT INTO "{table}"', f'UPDATE "{table}"')
+    # A row that may be inserted concurrently goes in with ON CONFLICT DO NOTHING
+    # (SQLite: INSERT OR IGNORE).
+    prefixes = (f'INSERT INTO "{table}"', f'INSERT OR IGNORE INTO "{table}"', f'UPDATE "{table}"')
     return [query["sql"] for query in queries.captured_queries if query["sql"].startswith(prefixes)]
 
 

@@ -30,17 +30,16 @@ import ipaddress
 import traceback as tb
 from collections.abc import Iterable, Mapping
 
-from django.db import IntegrityError, connections, router, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import CharField, F, Subquery, Value
-from django.db.models.constants import OnConflict
 from django.db.models.functions import Cast, Concat
-from django.db.models.sql.subqueries import InsertQuery
 from django.utils import timezone
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, redact_headers
 from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write
+from django_orderpay.sync.inserting import insert_new
 
 #: Longest error text kept (a traceback is kept whole, tracebacks are bounded).
 MAX_ERROR_LENGTH = 2000
@@ -103,31 +102,6 @@ def record_delivery(**fields: object) -> NotificationDelivery:
     return delivery
 
 
-def _insert_unless_conflict(delivery: NotificationDelivery) -> bool:
-    """``INSERT ... ON CONFLICT DO NOTHING RETURNING id``: whether the row went in.
-
-    Django's ``bulk_create(ignore_conflicts=True)`` can't say which rows it
-    skipped, so the insert is compiled by the ORM and run here. On PostgreSQL
-    a conflicting row of a transaction still in progress makes it wait for
-    that transaction's end.
-    """
-    using = router.db_for_write(NotificationDelivery)
-    meta = NotificationDelivery._meta
-    query = InsertQuery(NotificationDelivery, on_conflict=OnConflict.IGNORE)
-    query.insert_values([f for f in meta.concrete_fields if f is not meta.pk], [delivery])
-    compiler = query.get_compiler(using=using)
-    compiler.returning_fields = [meta.pk]
-    [(sql, params)] = compiler.as_sql()
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    delivery.pk = row[0]
-    delivery._state.adding = False
-    return True
-
-
 def claim(delivery: NotificationDelivery) -> bool:
     """Insert a new delivery as the one that applies its body; False if a copy already has.
 
@@ -139,7 +113,7 @@ def claim(delivery: NotificationDelivery) -> bool:
     delivery.outcome = DeliveryOutcome.PROCESSED
     delivery.attempts = 1
     delivery.processed_at = timezone.now()
-    return _insert_unless_conflict(delivery)
+    return bool(insert_new([delivery]))
 
 
 def record_duplicate(delivery: NotificationDelivery) -> None:

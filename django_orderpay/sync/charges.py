@@ -19,6 +19,7 @@ from ..models import (
 from ..models.base import attname
 from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
+from .inserting import insert_new
 from .parse import ChargeState, SyncError
 
 #: Columns a newer copy may leave empty without meaning "cleared": a cancel
@@ -100,19 +101,21 @@ def _lock(order: Order, states: Sequence[ChargeState]) -> tuple[dict[str, Charge
     return known, open_operations
 
 
-def _refuse_claimed(states: Sequence[ChargeState]) -> None:
-    """For an order this sync has just inserted: none of ``states`` may exist yet.
+def _insert(new: list[Charge], states: Sequence[ChargeState], *, new_order: bool) -> None:
+    """Insert the new charge rows, one statement.
 
-    Such an order has no charge rows, so there is nothing to lock; a row with
-    one of these ids can only belong to another order, and must be refused
-    by name rather than fail the insert with an ``IntegrityError``.
+    Under an order this sync has just inserted, none of them can exist yet
+    but as another order's: they go in with ``ON CONFLICT DO NOTHING``, and
+    one skipped is refused by name (``charges[i].id``) rather than as an
+    ``IntegrityError``. Under a known order, ``_lock`` has already looked.
     """
-    ids = [state.provider_id for state in states]
-    rows = Charge.objects.filter(provider_id__in=ids).order_by()
-    taken = set(rows.values_list("provider_id", flat=True))
-    for index, provider_id in enumerate(ids):
-        if provider_id in taken:
-            raise SyncError(f"charges[{index}].id", f"{provider_id} belongs to another order")
+    if not new_order:
+        Charge.objects.bulk_create(new)
+        return
+    inserted = {row.provider_id for row in insert_new(new, key="provider_id")}
+    for index, state in enumerate(states):
+        if state.provider_id not in inserted:
+            raise SyncError(f"charges[{index}].id", f"{state.provider_id} belongs to another order")
 
 
 def _apply(row: Charge, state: ChargeState, token: Any, now: Any) -> list[str]:
@@ -166,8 +169,6 @@ def apply_charges(
     open_operations: bool | None = None
     if not new_order:
         known, open_operations = _lock(order, states)
-    elif states:
-        _refuse_claimed(states)
     # user_id, not user: the owner's row is never needed, only its key.
     tokens = sync_card_tokens(states, owner_id=order.user_id, known_charge_ids=known.keys())
     now = timezone.now()
@@ -202,7 +203,7 @@ def apply_charges(
         if change.matters:
             changes.append((row, change))
     if new:
-        Charge.objects.bulk_create(new)
+        _insert(new, states, new_order=new_order)
     _save(changed)
     _record(changes, source, now)
     _link_splits(known.values(), new, states)

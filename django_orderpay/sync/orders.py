@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, models, transaction
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -28,6 +28,7 @@ from ..models.base import attname
 from ..models.states import QR_EXPIRED, QR_OPEN
 from ..signals import announce_order_expired
 from .charges import apply_charges
+from .inserting import insert_new
 from .locking import sync_transaction
 from .operations import settle
 from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
@@ -65,16 +66,13 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
 
     A new order is inserted complete (its status derived from the answer's
     charges, which are all new to it), so it need not be written twice.
-    Two syncs of a new order race to insert it: the loser's insert fails
-    inside its savepoint, and it then locks the winner's row instead.
+    Two syncs of a new order race to insert it: the loser's insert is
+    skipped (``ON CONFLICT DO NOTHING``, after waiting for the winner), and
+    it then locks the winner's row instead.
     """
-    locked = Order.objects.select_for_update()
-    # get(), not first(): first() would order by Meta.ordering, which costs
-    # Django more to compile than the rest of the query.
-    try:
-        return locked.get(provider_id=state.provider_id), False
-    except Order.DoesNotExist:
-        pass
+    found = lock_order(state.provider_id)
+    if found is not None:
+        return found, False
     order = Order(
         provider_id=state.provider_id,
         data=state.data,
@@ -85,13 +83,10 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
         **state.columns,
     )
     _claim(order, user, shop_object)
-    try:
-        with transaction.atomic():
-            order.save(force_insert=True)
-    except IntegrityError:
-        logger.debug("order %s was inserted by a concurrent sync; locking it", order.provider_id)
-        return locked.get(provider_id=state.provider_id), False
-    return order, True
+    if insert_new([order]):
+        return order, True
+    logger.debug("order %s was inserted by a concurrent sync; locking it", order.provider_id)
+    return Order.objects.select_for_update().get(provider_id=state.provider_id), False
 
 
 def _claim(order: Order, user: Any, shop_object: Any) -> None:
