@@ -13,7 +13,9 @@ import hashlib
 import re
 import time
 import unicodedata
+import warnings
 from dataclasses import dataclass
+from typing import cast
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -112,29 +114,67 @@ def card_plaintext(
     return ";".join([*fields, str(epoch_ms)]).encode("ascii")
 
 
+#: The card fields of :func:`encrypt_card`, in ``Card.raw``'s order (the provider's).
+CARD_FIELDS = ("number", "exp_month", "exp_year", "security_code", "holder")
+#: The positional order ``encrypt_card`` took before it took keywords (deprecated).
+_OLD_POSITIONAL_ORDER = ("number", "security_code", "exp_month", "exp_year", "holder")
+
+
 def encrypt_card(
     public_key_b64: str,
-    number: str,
-    security_code: str,
-    exp_month: str | int,
-    exp_year: str | int,
-    holder: str,
-    *,
+    *old_positional: str | int,
+    number: str | None = None,
+    exp_month: str | int | None = None,
+    exp_year: str | int | None = None,
+    security_code: str | None = None,
+    holder: str | None = None,
     epoch_ms: int | None = None,
 ) -> str:
     """``card.encrypted`` for these card fields: RSA PKCS#1 v1.5, standard base64.
 
-    Raises :class:`CardEncryptionError` with the SDK's codes when a field is invalid.
+    The card fields are keywords (``encrypt_card(key, number=..., exp_month=...,
+    exp_year=..., security_code=..., holder=...)``): ``Card.raw`` takes the same
+    values positionally, and two orders of five strings are one too many.
+    The old positional order (number, security code, month, year, holder)
+    still works, with a ``DeprecationWarning``. Raises
+    :class:`CardEncryptionError` with the SDK's codes when a field is invalid.
     """
-    errors = validate_card_fields(
-        public_key_b64, number, security_code, exp_month, exp_year, holder
-    )
+    given = {
+        "number": number,
+        "exp_month": exp_month,
+        "exp_year": exp_year,
+        "security_code": security_code,
+        "holder": holder,
+    }
+    if old_positional:
+        if len(old_positional) != len(_OLD_POSITIONAL_ORDER) or any(
+            v is not None for v in given.values()
+        ):
+            raise TypeError(
+                "encrypt_card() takes the card fields as keywords: "
+                + ", ".join(f"{name}=" for name in CARD_FIELDS)
+            )
+        warnings.warn(
+            "encrypt_card(key, number, security_code, exp_month, exp_year, holder) is "
+            "deprecated: pass the card fields as keywords (number=, exp_month=, exp_year=, "
+            "security_code=, holder=)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        given = dict(zip(_OLD_POSITIONAL_ORDER, old_positional, strict=True))
+    missing = [name for name in CARD_FIELDS if given[name] is None]
+    if missing:
+        raise TypeError(f"encrypt_card() is missing {', '.join(m + '=' for m in missing)}")
+    number, security_code = str(given["number"]), str(given["security_code"])
+    month, year = cast(str | int, given["exp_month"]), cast(str | int, given["exp_year"])
+    holder = str(given["holder"])
+    errors = validate_card_fields(public_key_b64, number, security_code, month, year, holder)
     if errors:
         raise CardEncryptionError(errors)
     key = load_public_key(public_key_b64)
     assert key is not None  # validated above
     stamp = int(time.time() * 1000) if epoch_ms is None else epoch_ms
-    plaintext = card_plaintext(number, security_code, exp_month, exp_year, holder, stamp)
+    plaintext = card_plaintext(number, security_code, month, year, holder, stamp)
     try:
         ciphertext = key.encrypt(plaintext, padding.PKCS1v15())
     except ValueError as exc:  # a key too small for the plaintext, as the SDK reports it

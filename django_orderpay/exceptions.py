@@ -15,6 +15,8 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 
+from ._deprecation import deprecated_getattr
+
 
 def _rebuild(cls: type[OrderPayError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
     error = cls.__new__(cls)
@@ -46,8 +48,8 @@ class FieldError:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class ValidationError(OrderPayError, ValueError):
-    """A request body failed validation before any network call.
+class PayloadError(OrderPayError, ValueError):
+    """A request body failed validation before any network call (formerly ``ValidationError``).
 
     ``errors`` lists every problem found, each with the field's path
     (``charges[0].payment_method.card.exp_year``).
@@ -208,3 +210,11 @@ class CardTokenNotOwned(OrderPayError, PermissionDenied):
     A ``PermissionDenied``, so a Django or DRF view that lets it through
     answers 403. Raised before any call to the provider.
     """
+
+
+#: Old names, still answered with a DeprecationWarning (docs/names.md).
+_DEPRECATED = {
+    # Django's and DRF's share the name: ``except ValidationError`` caught the wrong one.
+    "ValidationError": ("PayloadError", "Django and DRF have their own ValidationError"),
+}
+__getattr__ = deprecated_getattr(__name__, _DEPRECATED, globals())

@@ -27,9 +27,9 @@ from django_orderpay.exceptions import (
     ErrorMessage,
     OrderPayError,
     OutcomeUnknown,
+    PayloadError,
     ProviderError,
     ProviderUnavailable,
-    ValidationError,
 )
 from django_orderpay.models import CardToken, Order, format_cents
 from django_orderpay.widgets import EncryptedCardInput
@@ -125,7 +125,7 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         form.outcome_unknown = error  # type: ignore[attr-defined]
         form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
         return
-    if isinstance(error, ValidationError):
+    if isinstance(error, PayloadError):
         problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]
     elif isinstance(error, ProviderUnavailable):
         logger.warning("payment not sent: provider unavailable (%s)", error.reason or error)
@@ -236,7 +236,7 @@ class CardPaymentForm(forms.Form):
         description: str | None = None,
         capture: bool = True,
         soft_descriptor: str | None = None,
-    ) -> payloads.Charge:
+    ) -> payloads.ChargeRequest:
         """The ``charges[]`` entry for this card (call after ``is_valid()``)."""
         card = payloads.Card.from_encrypted(
             self.cleaned_data["encrypted_card"],
@@ -249,7 +249,7 @@ class CardPaymentForm(forms.Form):
             capture=capture,
             soft_descriptor=soft_descriptor,
         )
-        return payloads.Charge(
+        return payloads.ChargeRequest(
             amount=payloads.Amount(amount),
             payment_method=method,
             reference_id=reference_id,

@@ -14,11 +14,11 @@ from typing import Any
 from django_orderpay.payloads import (
     Address,
     Card,
-    Charge,
+    ChargeRequest,
     Customer,
     Holder,
     Item,
-    Order,
+    OrderRequest,
     PaymentMethod,
     Phone,
     Shipping,
@@ -55,8 +55,8 @@ def raw_card(**changes: Any) -> Card:
     return _replaced(card, changes)
 
 
-def charge(card: Card | None = None, **changes: Any) -> Charge:
-    built = Charge(
+def charge(card: Card | None = None, **changes: Any) -> ChargeRequest:
+    built = ChargeRequest(
         reference_id="ch-00001",
         description="Pedido ex-00001",
         amount=500,
@@ -65,8 +65,8 @@ def charge(card: Card | None = None, **changes: Any) -> Charge:
     return _replaced(built, changes)
 
 
-def order(**changes: Any) -> Order:
-    built = Order(
+def order(**changes: Any) -> OrderRequest:
+    built = OrderRequest(
         reference_id="ex-00001",
         customer=customer(),
         items=[Item(reference_id="sku-1", name="Camiseta", quantity=1, unit_amount=500)],

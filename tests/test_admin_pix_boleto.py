@@ -20,8 +20,14 @@ from django.urls import NoReverseMatch, reverse
 
 from django_orderpay import rules
 from django_orderpay.models import Charge, ChargeStatus, Order
-from django_orderpay.payloads import Address, Amount, BoletoHolder, BoletoPayment, QrCode
-from django_orderpay.payloads import Charge as ChargeRequest
+from django_orderpay.payloads import (
+    Address,
+    Amount,
+    BoletoHolder,
+    BoletoPayment,
+    ChargeRequest,
+    QrCode,
+)
 from django_orderpay.services import create_order, simulate_pix_payment
 from django_orderpay.testing import samples
 from tests.admin_support import (

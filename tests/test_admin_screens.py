@@ -13,7 +13,7 @@ from django_orderpay.testing.factories import (
     CardTokenFactory,
     ChargeFactory,
     ChargeStatusChangeFactory,
-    DeeplinkFactory,
+    DeepLinkFactory,
     NotificationDeliveryFactory,
     OrderFactory,
     SplitFactory,
@@ -124,7 +124,7 @@ def test_order_detail_shows_charges_deeplink_and_split_read_only(superuser_clien
     order = OrderFactory()
     charge = ChargeFactory(order=order, amount_value=10000, split_method="FIXED")
     split = SplitFactory(charge=charge)
-    DeeplinkFactory(order=order, amount_value=1500)
+    DeepLinkFactory(order=order, amount_value=1500)
 
     response = superuser_client.get(change("order", order.pk))
 

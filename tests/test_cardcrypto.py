@@ -22,7 +22,13 @@ def key_pair() -> tuple[rsa.RSAPrivateKey, str]:
 def test_encrypted_card_is_344_base64_chars_and_decrypts_to_the_sdk_plaintext(key_pair):
     private, public = key_pair
     encrypted = cardcrypto.encrypt_card(
-        public, "4111111111111111", "123", "5", "2030", "José da Silva-Ñº", epoch_ms=1700000000000
+        public,
+        number="4111111111111111",
+        security_code="123",
+        exp_month="5",
+        exp_year="2030",
+        holder="José da Silva-Ñº",
+        epoch_ms=1700000000000,
     )
     assert len(encrypted) == 344
     raw = private.decrypt(base64.b64decode(encrypted), padding.PKCS1v15())
@@ -39,8 +45,14 @@ def test_encrypted_card_is_344_base64_chars_and_decrypts_to_the_sdk_plaintext(ke
 
 def test_every_encryption_differs(key_pair):
     _, public = key_pair
-    args = (public, "4111111111111111", "123", "12", "2030", "Jose")
-    assert cardcrypto.encrypt_card(*args) != cardcrypto.encrypt_card(*args)
+    card = {
+        "number": "4111111111111111",
+        "exp_month": "12",
+        "exp_year": "2030",
+        "security_code": "123",
+        "holder": "Jose",
+    }
+    assert cardcrypto.encrypt_card(public, **card) != cardcrypto.encrypt_card(public, **card)
 
 
 def test_holder_is_reduced_to_ascii_letters_and_30_characters():
@@ -61,7 +73,15 @@ def test_holder_is_reduced_to_ascii_letters_and_30_characters():
 def test_sdk_validation_codes(key_pair, fields, code):
     _, public = key_pair
     with pytest.raises(cardcrypto.CardEncryptionError) as excinfo:
-        cardcrypto.encrypt_card(public, *fields)
+        number, security_code, exp_month, exp_year, holder = fields
+        cardcrypto.encrypt_card(
+            public,
+            number=number,
+            exp_month=exp_month,
+            exp_year=exp_year,
+            security_code=security_code,
+            holder=holder,
+        )
     assert [c for c, _ in excinfo.value.errors] == [code]
     assert "4111111111111111" not in str(excinfo.value)
 
@@ -75,7 +95,14 @@ def test_invalid_public_key_is_reported():
 
 def test_empty_security_code_is_allowed(key_pair):
     private, public = key_pair
-    encrypted = cardcrypto.encrypt_card(public, "4111111111111111", "", "12", "2030", "Jose")
+    encrypted = cardcrypto.encrypt_card(
+        public,
+        number="4111111111111111",
+        security_code="",
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose",
+    )
     assert cardcrypto.decrypt_card(private, encrypted).security_code == ""
 
 
@@ -103,7 +130,14 @@ def test_authenticity_token_is_sha256_of_token_dash_body():
 def test_non_ascii_digits_are_an_invalid_number(key_pair):
     _, public = key_pair
     with pytest.raises(cardcrypto.CardEncryptionError) as excinfo:
-        cardcrypto.encrypt_card(public, "\uff14" * 16, "123", "12", "2030", "Jose")
+        cardcrypto.encrypt_card(
+            public,
+            number="\uff14" * 16,
+            security_code="123",
+            exp_month="12",
+            exp_year="2030",
+            holder="Jose",
+        )
     assert [c for c, _ in excinfo.value.errors] == ["INVALID_NUMBER"]
 
 
@@ -116,6 +150,11 @@ def test_a_key_too_small_for_the_plaintext_is_an_invalid_public_key():
     )
     with pytest.raises(cardcrypto.CardEncryptionError) as excinfo:
         cardcrypto.encrypt_card(
-            base64.b64encode(der).decode(), "4111111111111111", "123", "12", "2030", "J" * 30
+            base64.b64encode(der).decode(),
+            number="4111111111111111",
+            security_code="123",
+            exp_month="12",
+            exp_year="2030",
+            holder="J" * 30,
         )
     assert [c for c, _ in excinfo.value.errors] == ["INVALID_PUBLIC_KEY"]

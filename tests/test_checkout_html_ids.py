@@ -108,7 +108,12 @@ def test_the_shops_payment_page_with_saved_cards_has_unique_ids(
         {
             "holder_name": "Jose da Silva",
             "encrypted_card": encrypt_card(
-                services.get_public_key(), "4111111111111111", "123", "12", "2030", "Jose"
+                services.get_public_key(),
+                number="4111111111111111",
+                security_code="123",
+                exp_month="12",
+                exp_year="2030",
+                holder="Jose",
             ),
             "installments": "1",
             "save_card": "on",

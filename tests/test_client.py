@@ -20,18 +20,18 @@ from django_orderpay.exceptions import (
     IdempotencyConflict,
     NotFound,
     OrderPayError,
+    PayloadError,
     ProviderError,
     ProviderUnavailable,
-    ValidationError,
 )
 from django_orderpay.payloads import (
     Card,
-    Charge,
+    ChargeRequest,
     Customer,
     DeepLink,
     Holder,
     Item,
-    Order,
+    OrderRequest,
     PaymentMethod,
     PayRequest,
     Receiver,
@@ -94,18 +94,20 @@ def emulator_orders(session):
     return body["orders"] if isinstance(body, dict) else body
 
 
-def order(card: Card | None = None, *, capture: bool = True, amount: int = 500, **extra) -> Order:
+def order(
+    card: Card | None = None, *, capture: bool = True, amount: int = 500, **extra
+) -> OrderRequest:
     charges = []
     if card is not None:
         charges = [
-            Charge(
+            ChargeRequest(
                 reference_id="ch-1",
                 description="Pedido 1",
                 amount=amount,
                 payment_method=PaymentMethod(card=card, capture=capture),
             )
         ]
-    return Order(
+    return OrderRequest(
         reference_id="ex-1",
         customer=Customer("Jose da Silva", "jose@example.com", "12345678909"),
         items=[Item("Camiseta", 1, amount, reference_id="sku-1")],
@@ -156,8 +158,15 @@ def test_two_step_pay_with_an_encrypted_card(client):
     public_key = client.get_public_key()["public_key"]
     created = client.create_order(order())
     assert not created.get("charges")
-    encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
-    charge = Charge(
+    encrypted = encrypt_card(
+        public_key,
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
+    charge = ChargeRequest(
         amount=500,
         payment_method=PaymentMethod(card=Card.from_encrypted(encrypted, holder="Jose da Silva")),
         reference_id="c",
@@ -174,8 +183,8 @@ def test_split_fetched_by_link_and_by_id(client, emulator):
     merchant = emulator.accounts[TOKEN]
     partner = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
     created = client.create_order(order())
-    splits = Splits.fixed(Receiver(merchant, 7000), Receiver(partner, 3000))
-    charge = Charge(amount=10000, payment_method=PaymentMethod(card=raw()), splits=splits)
+    splits = Splits.fixed(Receiver.fixed(merchant, 7000), Receiver.fixed(partner, 3000))
+    charge = ChargeRequest(amount=10000, payment_method=PaymentMethod(card=raw()), splits=splits)
     paid = client.pay_order(created["id"], PayRequest([charge]))
     href = link(paid["charges"][0], "SPLIT")
     split = client.get_split(href)
@@ -293,19 +302,19 @@ def test_capture_of_a_paid_charge_is_refused(client):
 
 
 def test_invalid_arguments_fail_before_the_network(client, session):
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         client.get_order("../charges/x")
     assert caught.value.paths == ["order_id"]
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         client.capture_charge("CHAR_X", 0)
     assert caught.value.paths == ["amount.value"]
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         client.get_split("https://elsewhere.example.com/splits/SPLI_X")
     assert caught.value.paths == ["split"]
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         client.create_order(order(raw("4111111111111112")))
     assert caught.value.paths == ["charges[0].payment_method.card.number"]
-    with pytest.raises(ValidationError):
+    with pytest.raises(PayloadError):
         client.simulate_deeplink_balance("abc", "MAYBE")
     assert session.sent == []
 
@@ -405,7 +414,14 @@ def test_log_lines_say_method_path_status_and_key(client, caplog):
 def test_no_secret_reaches_a_log_line_or_an_exception(client, session, caplog):
     caplog.set_level(logging.DEBUG)
     public_key = client.get_public_key()["public_key"]
-    encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    encrypted = encrypt_card(
+        public_key,
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
     client.create_order(order(raw()))
     client.create_order(order(Card.from_encrypted(encrypted, security_code=CVV, holder="Jose")))
     created = client.create_order(order(deep_links=[DeepLink(1500)]))

@@ -21,7 +21,12 @@ def pay(client, purchase: Purchase, number: str) -> None:
         {
             "holder_name": "Jose da Silva",
             "encrypted_card": encrypt_card(
-                services.get_public_key(), number, "123", "12", "2030", "Jose da Silva"
+                services.get_public_key(),
+                number=number,
+                security_code="123",
+                exp_month="12",
+                exp_year="2030",
+                holder="Jose da Silva",
             ),
             "installments": "1",
         },

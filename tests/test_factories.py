@@ -14,7 +14,7 @@ from django_orderpay.testing.factories import (
     CardTokenFactory,
     ChargeFactory,
     ChargeStatusChangeFactory,
-    DeeplinkFactory,
+    DeepLinkFactory,
     NotificationDeliveryFactory,
     OrderFactory,
     SplitFactory,
@@ -84,7 +84,7 @@ def test_split_and_deeplink_factories():
     assert split.charge.split_method == split.method == "FIXED"
     assert parse_split(split.data).provider_id == split.provider_id
 
-    deeplink = DeeplinkFactory(redirect_url="myshop://orders/1")
+    deeplink = DeepLinkFactory(redirect_url="myshop://orders/1")
     assert deeplink.url.endswith(f"r={deeplink.deeplink_id}")
     assert deeplink.data["redirect_url"] == "myshop://orders/1"
     assert not deeplink.is_expired(now=deeplink.order.created_at)

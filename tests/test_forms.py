@@ -21,7 +21,12 @@ DECLINED = "4929291898380766"
 
 def encrypted(number: str = APPROVED, *, key: str | None = None, security_code: str = "123") -> str:
     return encrypt_card(
-        key or services.get_public_key(), number, security_code, "12", "2030", "Jose da Silva"
+        key or services.get_public_key(),
+        number=number,
+        security_code=security_code,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
     )
 
 
@@ -36,7 +41,7 @@ def foreign_key() -> str:
 
 def unpaid_order(user=None) -> Order:
     return services.create_order(
-        payloads.Order(
+        payloads.OrderRequest(
             reference_id="form-1",
             customer=payloads.Customer("Jose da Silva", "jose@example.com", "12345678909"),
             items=(payloads.Item("Camiseta", 2, 2500, reference_id="sku-1"),),

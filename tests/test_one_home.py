@@ -10,7 +10,7 @@ from django_orderpay.client import api, http
 from django_orderpay.emulator.resources import splits as emulator_splits
 from django_orderpay.emulator.serving import wsgi
 from django_orderpay.emulator.state import errors as emulator_errors
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.notifications import verification
 from django_orderpay.payloads import parse
 from django_orderpay.services import create_order, get_split, pay_order
@@ -67,11 +67,11 @@ def test_a_receiver_type_is_taken_by_the_builders_and_the_emulator(orderpay_emul
 
 
 def test_a_receiver_builder_sends_its_type_and_refuses_a_wrong_one():
-    receiver = payloads.Receiver(OTHER_ACCOUNT, 3000, type="SECONDARY")
+    receiver = payloads.Receiver.fixed(OTHER_ACCOUNT, 3000, type="SECONDARY")
     assert receiver.to_dict()["type"] == "SECONDARY"
-    assert "type" not in payloads.Receiver(OTHER_ACCOUNT, 3000).to_dict()
+    assert "type" not in payloads.Receiver.fixed(OTHER_ACCOUNT, 3000).to_dict()
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         payloads.validate_pay_dict(
             {"charges": [charge(10000, splits=_split_body(MERCHANT, primary_type="MAIN"))]}
         )

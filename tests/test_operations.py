@@ -343,7 +343,14 @@ def test_orderpay_sync_settles_a_pay_from_the_orders_new_charge(
 ):
     order = create_order(order_payload("two-step"), user=buyer)
     key = get_public_key()
-    encrypted = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    encrypted = encrypt_card(
+        key,
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
     timeout(orderpay_emulator, f"/orders/{order.provider_id}/pay")
     with pytest.raises(OutcomeUnknown):
         pay_order(

@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import (
     Amount,
     Card,
-    Charge,
+    ChargeRequest,
     DeepLink,
     Holder,
     Item,
@@ -68,7 +68,7 @@ def encrypted_card(**changes) -> Card:
 
 
 def paths_of(call) -> list[str]:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         call()
     return caught.value.paths
 
@@ -83,12 +83,14 @@ def test_create_order_one_step_raw_card_store_matches_the_sample():
 def test_pay_with_a_fixed_split_matches_the_sample():
     pay = PayRequest(
         [
-            Charge(
+            ChargeRequest(
                 reference_id="ch-2",
                 description="Marketplace",
                 amount=Amount(10000),
                 payment_method=PaymentMethod(card=encrypted_card()),
-                splits=Splits.fixed(Receiver(ACCOUNT_A, 7000), Receiver(ACCOUNT_B, 3000)),
+                splits=Splits.fixed(
+                    Receiver.fixed(ACCOUNT_A, 7000), Receiver.fixed(ACCOUNT_B, 3000)
+                ),
             )
         ]
     )
@@ -132,7 +134,7 @@ def test_two_step_order_has_no_charges_and_pays_later():
 
 
 def test_an_encrypted_card_without_its_holders_name_is_refused_naming_it():
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).to_dict()
     assert caught.value.paths == [f"{CARD}.holder.name"]
 
@@ -172,7 +174,9 @@ def test_store_in_a_dicts_payment_method_moves_into_card():
 
 
 def test_percentage_split_and_a_liable_receiver():
-    splits = Splits.percentage(Receiver(ACCOUNT_A, 80, liable=True), Receiver(ACCOUNT_B, 20))
+    splits = Splits.percentage(
+        Receiver.percentage(ACCOUNT_A, 80, liable=True), Receiver.percentage(ACCOUNT_B, 20)
+    )
     built = charge(amount=Amount(10000), splits=splits)
     built.validate("charges[0]")
     assert built.to_dict()["splits"]["receivers"][0] == {
@@ -216,7 +220,7 @@ def test_a_card_repr_shows_no_number_code_or_blob():
 
 def test_validation_messages_never_carry_the_card_data():
     bad = raw_card(number=CARD_NUMBER[:-1] + "2", security_code="12")
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         order(charges=[charge(bad)]).validate()
     text = str(caught.value)
     assert CARD_NUMBER[:-1] not in text
@@ -378,7 +382,7 @@ def test_an_invalid_field_is_named_by_its_path(change, path):
     assert paths_of(lambda: order(**change).to_dict()) == [path]
 
 
-def split_charge(splits: Splits, **changes) -> Charge:
+def split_charge(splits: Splits, **changes) -> ChargeRequest:
     changes.setdefault("amount", 10000)
     return charge(card=encrypted_card(), splits=splits, **changes)
 
@@ -391,65 +395,74 @@ ACCOUNT_C = "ACCO_AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE"
     ("splits", "changes", "paths"),
     [
         (
-            Splits.fixed(Receiver(ACCOUNT_A, 7000), Receiver(ACCOUNT_B, 2000)),
+            Splits.fixed(Receiver.fixed(ACCOUNT_A, 7000), Receiver.fixed(ACCOUNT_B, 2000)),
             {},
             [f"{RECEIVERS}.amount.value"],
         ),
         (
-            Splits.percentage(Receiver(ACCOUNT_A, 70), Receiver(ACCOUNT_B, 20)),
+            Splits.percentage(
+                Receiver.percentage(ACCOUNT_A, 70), Receiver.percentage(ACCOUNT_B, 20)
+            ),
             {},
             [f"{RECEIVERS}.amount.value"],
         ),
         (
-            Splits.percentage(Receiver(ACCOUNT_A, 101), Receiver(ACCOUNT_B, 20)),
+            Splits.percentage(
+                Receiver.percentage(ACCOUNT_A, 101), Receiver.percentage(ACCOUNT_B, 20)
+            ),
             {},
             [f"{RECEIVERS}[0].amount.value", f"{RECEIVERS}.amount.value"],
         ),
-        (Splits.fixed(Receiver(ACCOUNT_A, 10000)), {}, [RECEIVERS]),
+        (Splits.fixed(Receiver.fixed(ACCOUNT_A, 10000)), {}, [RECEIVERS]),
         (
             Splits(
                 "FIXED",
-                [Receiver(f"ACCO_{i:08X}-0000-0000-0000-000000000000", 625) for i in range(16)],
+                [
+                    Receiver.fixed(f"ACCO_{i:08X}-0000-0000-0000-000000000000", 625)
+                    for i in range(16)
+                ],
             ),
             {},
             [RECEIVERS],
         ),
         (
-            Splits("HALF", (Receiver(ACCOUNT_A, 1), Receiver(ACCOUNT_B, 1))),
+            Splits("HALF", (Receiver.fixed(ACCOUNT_A, 1), Receiver.fixed(ACCOUNT_B, 1))),
             {},
             ["charges[0].splits.method"],
         ),
         (
-            Splits.fixed(Receiver(ACCOUNT_A, 5000), Receiver(ACCOUNT_A, 5000)),
+            Splits.fixed(Receiver.fixed(ACCOUNT_A, 5000), Receiver.fixed(ACCOUNT_A, 5000)),
             {},
             [f"{RECEIVERS}[1].account.id"],
         ),
         (
-            Splits.fixed(Receiver("acct-1", 5000), Receiver(ACCOUNT_B, 5000)),
+            Splits.fixed(Receiver.fixed("acct-1", 5000), Receiver.fixed(ACCOUNT_B, 5000)),
             {},
             [f"{RECEIVERS}[0].account.id"],
         ),
         (
-            Splits.fixed(Receiver(ACCOUNT_A, "50.5"), Receiver(ACCOUNT_B, 5000)),
+            Splits.fixed(Receiver.fixed(ACCOUNT_A, "50.5"), Receiver.fixed(ACCOUNT_B, 5000)),
             {},
             [f"{RECEIVERS}[0].amount.value"],
         ),
         (
-            Splits.fixed(Receiver(ACCOUNT_A, 10001), Receiver(ACCOUNT_B, -1)),
+            Splits.fixed(Receiver.fixed(ACCOUNT_A, 10001), Receiver.fixed(ACCOUNT_B, -1)),
             {},
             [f"{RECEIVERS}[0].amount.value", f"{RECEIVERS}[1].amount.value"],
         ),
         (
             Splits.fixed(
-                Receiver(ACCOUNT_A, 4000, liable=True),
-                Receiver(ACCOUNT_B, 3000, liable=True),
-                Receiver(ACCOUNT_C, 3000),
+                Receiver.fixed(ACCOUNT_A, 4000, liable=True),
+                Receiver.fixed(ACCOUNT_B, 3000, liable=True),
+                Receiver.fixed(ACCOUNT_C, 3000),
             ),
             {},
             [f"{RECEIVERS}[1].configurations.liable"],
         ),
         (
-            Splits.fixed(Receiver(ACCOUNT_A, 7000, liable=True), Receiver(ACCOUNT_B, 3000)),
+            Splits.fixed(
+                Receiver.fixed(ACCOUNT_A, 7000, liable=True), Receiver.fixed(ACCOUNT_B, 3000)
+            ),
             {"recurring": Recurring.initial()},
             [f"{RECEIVERS}[0].configurations.liable"],
         ),
@@ -461,7 +474,9 @@ def test_split_rules(splits, changes, paths):
 
 
 def test_a_valid_split_of_fifteen_receivers_passes():
-    receivers = [Receiver(f"ACCO_{i:08X}-0000-0000-0000-000000000000", 1000) for i in range(15)]
+    receivers = [
+        Receiver.fixed(f"ACCO_{i:08X}-0000-0000-0000-000000000000", 1000) for i in range(15)
+    ]
     body = PayRequest([split_charge(Splits("FIXED", receivers), amount=15000)]).to_dict()
     assert len(body["charges"][0]["splits"]["receivers"]) == 15
 
@@ -471,7 +486,7 @@ def test_every_error_is_reported_at_once_and_named_in_the_message():
         customer=dataclasses.replace(customer(), tax_id="000"),
         charges=[charge(raw_card(exp_year="99"), amount=0)],
     )
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         bad.to_dict()
     assert caught.value.paths == [
         "customer.tax_id",
@@ -510,7 +525,7 @@ def test_money_as_float_or_decimal_is_refused_naming_the_field_never_rounded(mon
         ),
     ]
     for build, path in cases:
-        with pytest.raises(ValidationError) as caught:
+        with pytest.raises(PayloadError) as caught:
             build()
         [error] = caught.value.errors
         assert error.path == path
@@ -524,7 +539,7 @@ def test_money_as_float_or_decimal_in_a_dict_is_refused_too(money):
     body["charges"][0]["amount"]["value"] = money
     body["items"][0]["unit_amount"] = money
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_order_dict(body)
 
     assert caught.value.paths == ["items[0].unit_amount", "charges[0].amount.value"]
@@ -532,8 +547,8 @@ def test_money_as_float_or_decimal_in_a_dict_is_refused_too(money):
 
 
 def test_a_split_receiver_amount_as_float_is_refused():
-    splits = Splits("FIXED", [Receiver(ACCOUNT_A, 70.0), Receiver(ACCOUNT_B, 3000)])
-    with pytest.raises(ValidationError) as caught:
+    splits = Splits("FIXED", [Receiver.fixed(ACCOUNT_A, 70.0), Receiver.fixed(ACCOUNT_B, 3000)])
+    with pytest.raises(PayloadError) as caught:
         PayRequest([split_charge(splits)]).to_dict()
     [error] = caught.value.errors
     assert error.path == "charges[0].splits.receivers[0].amount.value"
@@ -623,7 +638,7 @@ def test_a_dict_with_a_raw_sandbox_card_keeps_it_out_of_errors():
     body = samples.order_request()
     body["charges"][0]["payment_method"]["card"]["number"] = SANDBOX_VISA
     body["charges"][0]["payment_method"]["card"]["exp_month"] = 12
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_order_dict(body)
     assert caught.value.paths == [f"{CARD}.exp_month"]
     assert SANDBOX_VISA not in str(caught.value)
@@ -632,7 +647,7 @@ def test_a_dict_with_a_raw_sandbox_card_keeps_it_out_of_errors():
 def test_a_validation_error_survives_pickling():
     import pickle
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         PayRequest([]).to_dict()
     copy = pickle.loads(pickle.dumps(caught.value))
     assert copy.errors == caught.value.errors
@@ -643,6 +658,6 @@ def test_a_validation_error_survives_pickling():
 def test_a_dict_receiver_account_id_of_the_wrong_type_is_named(account_id):
     body = copy.deepcopy(SAMPLE_SPLIT_PAY)
     body["charges"][0]["splits"]["receivers"][0]["account"]["id"] = account_id
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_pay_dict(body)
     assert caught.value.paths == ["charges[0].splits.receivers[0].account.id"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from django_orderpay import rules
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import PaymentMethod, validate_order_dict
 from django_orderpay.testing import samples
 from tests.payloads_support import charge, order, raw_card
@@ -22,7 +22,7 @@ INSTALLMENTS = "charges[0].payment_method.installments"
 def refused_paths(build) -> list[str]:
     try:
         build()
-    except ValidationError as error:
+    except PayloadError as error:
         return error.paths
     return []
 

@@ -13,13 +13,13 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from django_orderpay import rules
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import (
     Address,
     Amount,
     BoletoHolder,
     BoletoPayment,
-    Charge,
+    ChargeRequest,
     PaymentInstructions,
     Penalty,
     QrCode,
@@ -36,7 +36,7 @@ EXPIRY = datetime(2026, 11, 30, 23, 59, 59, tzinfo=rules.PROVIDER_TZ)
 
 
 def paths_of(call) -> list[str]:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         call()
     return caught.value.paths
 
@@ -56,8 +56,8 @@ def boleto(due_date: date | str | None = None, **changes) -> BoletoPayment:
     return dataclasses.replace(built, **changes)
 
 
-def boleto_charge(method: BoletoPayment | None = None, **changes) -> Charge:
-    built = Charge(
+def boleto_charge(method: BoletoPayment | None = None, **changes) -> ChargeRequest:
+    built = ChargeRequest(
         reference_id="ch-00001",
         description="Pedido ex-00001",
         amount=Amount(500),

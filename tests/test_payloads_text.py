@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from django_orderpay import rules
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import validate_order_dict, validate_pay_dict
 from django_orderpay.testing import samples
 from tests.payloads_support import customer, order
@@ -19,7 +19,7 @@ CARD = "charges[0].payment_method.card"
 
 
 def refused(body) -> list[str]:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_order_dict(body)
     return caught.value.paths
 
@@ -51,7 +51,7 @@ def test_text_the_database_cant_store_is_refused_naming_the_field(where, path, b
 
 def test_a_pay_body_is_checked_the_same_way():
     charge = samples.charge_request(description="Pedido\x00")
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_pay_dict({"charges": [charge]})
     assert caught.value.paths == ["charges[0].description"]
     assert "can't be stored" in str(caught.value)
@@ -68,7 +68,7 @@ def test_names_with_a_character_pagbank_refuses_are_refused_naming_it(char):
     body = samples.order_request()
     body["customer"]["name"] = f"Jose {char} Silva"
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         validate_order_dict(body)
 
     assert caught.value.paths == ["customer.name"]

@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
 from django_orderpay.emulator import IN_ANALYSIS_CARD as IN_ANALYSIS_VISA
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import CardToken
 from django_orderpay.services import (
     CardTokenNotOwned,
@@ -111,7 +111,7 @@ def test_a_refused_argument_is_named_and_nothing_is_charged(
     token = _stored_card(buyer)
     order = create_order(order_payload("refused"), user=buyer)
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         pay_with_card_token(order, token, user=buyer, **arguments)
 
     assert caught.value.paths == [path]
@@ -156,7 +156,14 @@ def test_an_unowned_token_is_nobodys(orderpay_emulator, buyer):
 
 
 def test_recurrence_initial_then_subsequent_from_the_token_alone(orderpay_emulator, buyer):
-    encrypted = encrypt_card(get_public_key(), APPROVED_ELO, CVV, "12", "2030", "Jose da Silva")
+    encrypted = encrypt_card(
+        get_public_key(),
+        number=APPROVED_ELO,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
     initial = {
         **charge(
             1990, {"encrypted": encrypted, "store": True, "holder": {"name": "Jose da Silva"}}
@@ -200,7 +207,7 @@ def test_a_subsequent_charge_is_built_from_the_token_alone(orderpay_emulator, bu
         "recurrence_id": "158762300000712",
         "original_amount": 500,
     }
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         token_charge(order, token, subsequent_recurrence=True, security_code=CVV)
     assert caught.value.paths == ["card.security_code"]
 

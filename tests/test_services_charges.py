@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from django_orderpay.client import get_client
-from django_orderpay.exceptions import ProviderError, ValidationError
+from django_orderpay.exceptions import PayloadError, ProviderError
 from django_orderpay.services import cancel_charge, capture_charge, create_order
 from tests.test_services_support import DECLINED_VISA, charge, order_payload, raw_card
 
@@ -95,7 +95,7 @@ def test_nothing_left_to_cancel_is_refused_before_any_call(orderpay_emulator):
         order_payload(charges=[charge(500, raw_card(DECLINED_VISA))])
     ).charges.get()
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         cancel_charge(declined)
 
     assert caught.value.paths == ["amount"]
@@ -117,7 +117,7 @@ def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulato
     paid = _paid(1000)
 
     for call, row in ((capture_charge, authorised), (cancel_charge, paid)):
-        with pytest.raises(ValidationError) as caught:
+        with pytest.raises(PayloadError) as caught:
             call(row, amount)
         assert caught.value.paths == ["amount"]
 

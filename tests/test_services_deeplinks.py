@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from django_orderpay.client import get_client
-from django_orderpay.exceptions import ConfigurationError, ProviderError, ValidationError
-from django_orderpay.models import Deeplink, deeplink_expiry
+from django_orderpay.exceptions import ConfigurationError, PayloadError, ProviderError
+from django_orderpay.models import DeepLink, deeplink_expiry
 from django_orderpay.services import (
     create_order,
     refresh_order,
@@ -34,7 +34,7 @@ def test_a_deeplink_order_keeps_its_link_and_expiry(orderpay_emulator):
     order = _deeplink_order()
 
     assert order.status == "CREATED"
-    deeplink = Deeplink.objects.get(order=order)
+    deeplink = DeepLink.objects.get(order=order)
     answer = get_client().get_order(order.provider_id)["deep_links"][0]
     assert deeplink.url == answer["url"]
     assert f"r={deeplink.deeplink_id}" in deeplink.url
@@ -47,7 +47,7 @@ def test_a_deeplink_order_keeps_its_link_and_expiry(orderpay_emulator):
 def test_one_deeplink_per_order(orderpay_emulator):
     body = order_payload("app-2", deep_links=[{"amount": {"value": 500}}] * 2)
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         create_order(body)
 
     assert "deep_links" in caught.value.paths
@@ -63,7 +63,7 @@ def test_paid_with_balance_through_the_simulation_then_refreshed(orderpay_emulat
     row = paid.charges.get()
     assert (row.status, row.amount_paid) == ("PAID", 1500)
     assert row.data["payment_method"]["type"] == "ACCOUNT_BALANCE"
-    assert Deeplink.objects.get(order=order).is_paid()
+    assert DeepLink.objects.get(order=order).is_paid()
     refreshed = refresh_order(order)
     assert refreshed.status == "PAID"
     assert refreshed.charges.count() == 1
@@ -90,14 +90,14 @@ def test_paid_with_a_card_through_the_simulation_then_refreshed(orderpay_emulato
 
 def test_the_simulation_needs_a_deeplink_and_one_outcome(orderpay_emulator):
     plain = create_order(order_payload("no-link"))
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         simulate_deeplink_payment(plain, status="PAID")
     assert caught.value.paths == ["deep_links"]
 
     order = _deeplink_order("app-4")
-    with pytest.raises(ValidationError):
+    with pytest.raises(PayloadError):
         simulate_deeplink_payment(order)
-    with pytest.raises(ValidationError):
+    with pytest.raises(PayloadError):
         simulate_deeplink_payment(order, status="PAID", card_number="4111111111111111")
 
 

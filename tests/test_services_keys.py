@@ -51,7 +51,14 @@ def test_an_explicit_client_always_fetches(unconfigured):
 
 @pytest.mark.django_db
 def test_the_fetched_key_encrypts_cards_the_provider_decrypts(unconfigured):
-    encrypted = encrypt_card(get_public_key(), APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    encrypted = encrypt_card(
+        get_public_key(),
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
 
     card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
     order = create_order(order_payload(charges=[charge(500, card)]))

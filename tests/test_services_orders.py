@@ -14,7 +14,7 @@ from django_orderpay import payloads
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
 from django_orderpay.emulator import IN_ANALYSIS_CARD
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import CardToken, Order
 from django_orderpay.services import (
     cancel_charge,
@@ -67,12 +67,12 @@ def test_create_with_a_raw_card_pays_at_once_and_mirrors_the_answer(orderpay_emu
 
 
 def test_create_with_builders(orderpay_emulator):
-    order = payloads.Order(
+    order = payloads.OrderRequest(
         reference_id="builder-1",
         customer=payloads.Customer("Jose da Silva", "jose@example.com", "12345678909"),
         items=(payloads.Item("Camiseta", 2, 750),),
         charges=(
-            payloads.Charge(
+            payloads.ChargeRequest(
                 amount=1500,
                 payment_method=payloads.PaymentMethod(
                     card=payloads.Card.raw(APPROVED_VISA, 12, 2030, CVV, "Jose da Silva")
@@ -90,7 +90,14 @@ def test_create_with_builders(orderpay_emulator):
 
 def test_create_with_an_encrypted_card(orderpay_emulator):
     public_key = get_public_key()
-    encrypted = encrypt_card(public_key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    encrypted = encrypt_card(
+        public_key,
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
 
     card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
     order = create_order(order_payload(charges=[charge(500, card)]))
@@ -178,7 +185,7 @@ def test_pay_again_after_a_decline(orderpay_emulator):
 
 def test_pay_accepts_builders_and_dicts_together(orderpay_emulator):
     order = create_order(order_payload(items=2))
-    builder = payloads.Charge(
+    builder = payloads.ChargeRequest(
         amount=500,
         payment_method=payloads.PaymentMethod(
             card=payloads.Card.raw(APPROVED_VISA, "12", "2030", CVV, "Jose da Silva")
@@ -192,19 +199,19 @@ def test_pay_accepts_builders_and_dicts_together(orderpay_emulator):
 
 def test_invalid_bodies_fail_before_any_call_naming_the_field(orderpay_emulator):
     bad = order_payload(charges=[charge(500, raw_card(exp_year="30"))])
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         create_order(bad)
     assert caught.value.paths == ["charges[0].payment_method.card.exp_year"]
     assert APPROVED_VISA not in str(caught.value)
 
     order = create_order(order_payload())
-    builder = payloads.Charge(
+    builder = payloads.ChargeRequest(
         amount=0, payment_method=payloads.PaymentMethod(card=payloads.Card.token("CARD_X"))
     )
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         pay_order(order, [charge(500), builder])
     assert caught.value.paths == ["charges[1].amount.value"]
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         pay_order(order, charge(500))  # one charge, not a list
     assert caught.value.paths == ["charges"]
 
@@ -311,7 +318,7 @@ def test_the_shop_object_is_attached_to_the_order(orderpay_emulator):
 def test_a_wrong_owner_object_or_key_is_refused_before_the_card_is_charged(
     orderpay_emulator, options, field
 ):
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         create_order(order_payload(charges=[charge(500)]), **options)
 
     assert caught.value.paths == [field]
@@ -324,7 +331,7 @@ def test_money_as_float_or_decimal_is_refused_before_any_call(orderpay_emulator,
     body = order_payload(charges=[charge(500)], unit_amount=money)
     body["charges"][0]["amount"]["value"] = money
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         create_order(body)
 
     assert caught.value.paths == ["items[0].unit_amount", "charges[0].amount.value"]
@@ -369,7 +376,7 @@ def test_an_id_where_a_row_is_expected_is_refused_naming_the_argument(orderpay_e
         (lambda: pay_with_card_token(order, "CARD_X", user=buyer), "card_token"),
     ]
     for call, field in calls:
-        with pytest.raises(ValidationError) as caught:
+        with pytest.raises(PayloadError) as caught:
             call()
         assert caught.value.paths == [field]
 

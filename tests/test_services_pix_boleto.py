@@ -20,17 +20,15 @@ from django.db import connection
 from django.utils import timezone
 
 from django_orderpay import rules, signals
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
 from django_orderpay.payloads import (
     Address,
     Amount,
     BoletoHolder,
     BoletoPayment,
+    ChargeRequest,
     QrCode,
-)
-from django_orderpay.payloads import (
-    Charge as ChargeRequest,
 )
 from django_orderpay.services import (
     cancel_charge,
@@ -305,7 +303,7 @@ def test_orderpay_expire_run_twice_at_once_closes_and_signals_once(
 def test_the_builders_refuse_a_qr_code_beside_charges_before_any_call(orderpay_emulator):
     body = dataclasses.replace(order(), qr_codes=(QrCode(500),))
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         create_order(body)
 
     assert caught.value.paths == ["qr_codes"]

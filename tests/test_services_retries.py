@@ -93,7 +93,14 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_an_unknown_outcome_not_a_cha
 
     def body():
         # Every encryption differs, as the browser SDK's do.
-        encrypted = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+        encrypted = encrypt_card(
+            key,
+            number=APPROVED_VISA,
+            security_code=CVV,
+            exp_month="12",
+            exp_year="2030",
+            holder="Jose da Silva",
+        )
         return order_payload(
             charges=[charge(500, {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}})]
         )
@@ -184,7 +191,14 @@ def foreign_public_key() -> str:
 
 
 def encrypted_card(key: str) -> dict:
-    blob = encrypt_card(key, APPROVED_VISA, CVV, "12", "2030", "Jose da Silva")
+    blob = encrypt_card(
+        key,
+        number=APPROVED_VISA,
+        security_code=CVV,
+        exp_month="12",
+        exp_year="2030",
+        holder="Jose da Silva",
+    )
     return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from django_orderpay import payloads
-from django_orderpay.exceptions import ValidationError
+from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Split
 from django_orderpay.services import create_order, get_split, pay_order
 from tests.test_services_support import APPROVED_VISA, CVV, OTHER_ACCOUNT, charge, order_payload
@@ -45,19 +45,19 @@ def test_fixed_split_on_pay_and_its_record(orderpay_emulator):
 
 
 def test_percentage_split_on_create_with_builders(orderpay_emulator):
-    order = payloads.Order(
+    order = payloads.OrderRequest(
         reference_id="split-pct",
         customer=payloads.Customer("Jose da Silva", "jose@example.com", "12345678909"),
         items=(payloads.Item("Servico", 1, 5000),),
         charges=(
-            payloads.Charge(
+            payloads.ChargeRequest(
                 amount=5000,
                 payment_method=payloads.PaymentMethod(
                     card=payloads.Card.raw(APPROVED_VISA, 12, 2030, CVV, "Jose da Silva")
                 ),
                 splits=payloads.Splits.percentage(
-                    payloads.Receiver(orderpay_emulator.account_id, 70),
-                    payloads.Receiver(OTHER_ACCOUNT, 30),
+                    payloads.Receiver.percentage(orderpay_emulator.account_id, 70),
+                    payloads.Receiver.percentage(OTHER_ACCOUNT, 30),
                 ),
             ),
         ),
@@ -80,7 +80,7 @@ def test_split_sums_are_checked_before_any_call(orderpay_emulator):
     order = create_order(order_payload("split-bad", unit_amount=10000))
     splits = {"method": "FIXED", "receivers": _receivers(orderpay_emulator.account_id, 7000, 2000)}
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         pay_order(order, [charge(10000, splits=splits)])
 
     assert caught.value.paths == ["charges[0].splits.receivers.amount.value"]
@@ -90,7 +90,7 @@ def test_split_sums_are_checked_before_any_call(orderpay_emulator):
 def test_a_charge_without_a_split_has_no_split_to_fetch(orderpay_emulator):
     row = create_order(order_payload("no-split", charges=[charge(500)])).charges.get()
 
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(PayloadError) as caught:
         get_split(row)
 
     assert caught.value.paths == ["links"]

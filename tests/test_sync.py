@@ -22,7 +22,7 @@ from django_orderpay.models import (
     Charge,
     ChargeStatus,
     ChargeStatusChange,
-    Deeplink,
+    DeepLink,
     Order,
     OrderStatus,
     Split,
@@ -140,7 +140,7 @@ def test_deeplink_order_keeps_id_amount_and_expiry():
     link = deep_link_json(amount=1500, deeplink_id="a1b2c3", redirect_url="myshop://orders/x")
     order = sync_order(order_json(deep_link=link, created_at=created, items=[]), source="api")
 
-    deeplink = Deeplink.objects.get(order=order)
+    deeplink = DeepLink.objects.get(order=order)
     assert deeplink.deeplink_id == "a1b2c3"
     assert deeplink.url.endswith("?f=order&r=a1b2c3")
     assert deeplink.amount_value == 1500
@@ -160,8 +160,8 @@ def test_deeplink_order_keeps_id_amount_and_expiry():
         order_id=order.provider_id, deep_link=link, created_at=created, charges=[balance]
     )
     order = sync_order(paid, source="notification")
-    assert Deeplink.objects.count() == 1
-    assert Deeplink.objects.get().is_paid()
+    assert DeepLink.objects.count() == 1
+    assert DeepLink.objects.get().is_paid()
     charge = order.charges.get()
     assert charge.card_brand == "" and charge.card_token is None
     assert order.status == OrderStatus.PAID

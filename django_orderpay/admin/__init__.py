@@ -7,11 +7,12 @@ the actions change it through :mod:`django_orderpay.services`.
 
 from __future__ import annotations
 
+from .._deprecation import deprecated_getattr
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .deliveries import NotificationDeliveryAdmin
 from .operations import OperationAdmin, OperationInline
-from .orders import ChargeInline, ChargeStatusFilter, DeeplinkInline, OrderAdmin
+from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
 from .splits import SplitAdmin
 
 __all__ = [
@@ -20,10 +21,14 @@ __all__ = [
     "ChargeInline",
     "ChargeStatusChangeInline",
     "ChargeStatusFilter",
-    "DeeplinkInline",
+    "DeepLinkInline",
     "NotificationDeliveryAdmin",
     "OperationAdmin",
     "OperationInline",
     "OrderAdmin",
     "SplitAdmin",
 ]
+
+#: Old names, still answered with a DeprecationWarning (docs/names.md).
+_DEPRECATED = {"DeeplinkInline": ("DeepLinkInline", "the model is DeepLink")}
+__getattr__ = deprecated_getattr(__name__, _DEPRECATED, globals())

@@ -11,9 +11,9 @@ from ..exceptions import (
     NotFound,
     OrderPayError,
     OutcomeUnknown,
+    PayloadError,
     ProviderError,
     ProviderUnavailable,
-    ValidationError,
 )
 
 
@@ -71,7 +71,7 @@ def describe_error(error: OrderPayError, *, changes_state: bool) -> str:
             if code in meanings:
                 return meanings[code] + _provider_words(error)
         return _("the provider refused the request") + _provider_words(error)
-    if isinstance(error, ValidationError):
+    if isinstance(error, PayloadError):
         return _("the request is not valid: %(errors)s") % {
             "errors": "; ".join(str(e) for e in error.errors)
         }

@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Charge, ChargeStatus, Deeplink, Operation, Order, QrCode, Split
+from ..models import Charge, ChargeStatus, DeepLink, Operation, Order, QrCode, Split
 from .actions import REFRESH_ORDERS, refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
@@ -118,13 +118,13 @@ class ChargeInline(ReadOnlyInline, admin.TabularInline):
         return admin_link(split, split.provider_id)
 
 
-class DeeplinkInline(ReadOnlyInline, admin.StackedInline):
-    model = Deeplink
+class DeepLinkInline(ReadOnlyInline, admin.StackedInline):
+    model = DeepLink
     fields = ("deeplink_id", "url", "amount", "redirect_url", "expires_at")
     readonly_fields = fields
 
     @admin.display(description=_("amount"))
-    def amount(self, obj: Deeplink) -> str:
+    def amount(self, obj: DeepLink) -> str:
         return money(obj.amount_value)
 
 
@@ -158,7 +158,7 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     show_full_result_count = False
     actions = [refresh_orders]
     object_actions = [REFRESH_ORDERS]
-    inlines = [ChargeInline, QrCodeInline, DeeplinkInline, OperationInline]
+    inlines = [ChargeInline, QrCodeInline, DeepLinkInline, OperationInline]
     fieldsets = (
         (None, {"fields": ("provider_id", "reference_id", "status_badge", "json_link")}),
         (
@@ -239,8 +239,8 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         inlines: list[type] = [ChargeInline]
         if obj is None or QrCode.objects.filter(order=obj).exists():
             inlines.append(QrCodeInline)
-        if obj is None or Deeplink.objects.filter(order=obj).exists():
-            inlines.append(DeeplinkInline)
+        if obj is None or DeepLink.objects.filter(order=obj).exists():
+            inlines.append(DeepLinkInline)
         if obj is None or Operation.objects.filter(order=obj).exists():
             inlines.append(OperationInline)
         return inlines

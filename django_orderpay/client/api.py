@@ -15,9 +15,9 @@ from django_orderpay.exceptions import (
     AuthenticationError,
     ConfigurationError,
     FieldError,
+    PayloadError,
     ProviderError,
     ProviderUnavailable,
-    ValidationError,
 )
 
 from .http import (
@@ -49,16 +49,16 @@ def _as_dict(payload: Payload) -> Mapping[str, Any]:
 
 
 def _id(field: str, value: Any) -> str:
-    """A provider id, safe in a path; ``ValidationError`` naming ``field`` otherwise."""
+    """A provider id, safe in a path; ``PayloadError`` naming ``field`` otherwise."""
     if not isinstance(value, str) or not _PROVIDER_ID.fullmatch(value):
-        raise ValidationError([FieldError(field, "must be a provider id such as ORDE_...")])
+        raise PayloadError([FieldError(field, "must be a provider id such as ORDE_...")])
     return quote(value, safe="")
 
 
 def _amount(value: Any) -> dict[str, Any]:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= rules.MAX_AMOUNT:
         message = f"must be a whole number of cents between 1 and {rules.MAX_AMOUNT}"
-        raise ValidationError([FieldError("amount.value", message)])
+        raise PayloadError([FieldError("amount.value", message)])
     return {"amount": {"value": value}}
 
 
@@ -177,7 +177,7 @@ class OrderPayClient:
         """
         if isinstance(split, str) and split.startswith(("http://", "https://")):
             if not split.startswith(self.base_url + "/splits/"):
-                raise ValidationError(
+                raise PayloadError(
                     [FieldError("split", "link is not under this provider's base URL")]
                 )
             split = split.rsplit("/", 1)[-1]
@@ -208,7 +208,7 @@ class OrderPayClient:
         """``POST /pagpay/balance/{id}`` ``{"status": "PAID" | "DECLINED"}``: ``"PAID"`` or
         ``"DECLINED"`` (the bare string the sandbox answers; the charge is notified)."""
         if status not in DEEPLINK_STATUSES:
-            raise ValidationError([FieldError("status", "must be PAID or DECLINED")])
+            raise PayloadError([FieldError("status", "must be PAID or DECLINED")])
         return self._simulation("balance", deeplink_id, {"status": status})
 
     def simulate_pix_payment(self, qr_code_id: str) -> Any:
@@ -225,5 +225,5 @@ class OrderPayClient:
         """``POST /pagpay/credit-card/{id}`` ``{"card_number": ...}`` (a sandbox test card):
         ``"PAID"`` or ``"DECLINED"``."""
         if not rules.is_digits(card_number, range(13, 20)):
-            raise ValidationError([FieldError("card_number", "must be 13 to 19 digits")])
+            raise PayloadError([FieldError("card_number", "must be 13 to 19 digits")])
         return self._simulation("credit-card", deeplink_id, {"card_number": card_number})

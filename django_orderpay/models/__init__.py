@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django_orderpay._deprecation import deprecated_getattr
+
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
 from .money import format_cents
 from .notifications import DeliveryOutcome, NotificationDelivery, redact_headers
 from .operations import OPEN_OPERATION_STATES, Operation, OperationKind, OperationState
-from .orders import PROVIDER_TIMEZONE, Deeplink, Order, deeplink_expiry
+from .orders import PROVIDER_TIMEZONE, DeepLink, Order, deeplink_expiry
 from .pix import QrCode
 from .states import (
     CHARGE_TRANSITIONS,
@@ -31,7 +35,7 @@ __all__ = [
     "Charge",
     "ChargeStatus",
     "ChargeStatusChange",
-    "Deeplink",
+    "DeepLink",
     "DeliveryOutcome",
     "NotificationDelivery",
     "Operation",
@@ -51,3 +55,10 @@ __all__ = [
     "format_cents",
     "redact_headers",
 ]
+
+#: Old names, still answered with a DeprecationWarning (docs/names.md).
+_DEPRECATED = {"Deeplink": ("DeepLink", "spelt as the API's deep_links and payloads.DeepLink")}
+__getattr__ = deprecated_getattr(__name__, _DEPRECATED, globals())
+
+if TYPE_CHECKING:  # the old name, for type checkers (it warns at run time)
+    Deeplink = DeepLink

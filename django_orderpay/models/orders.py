@@ -124,8 +124,12 @@ def deeplink_expiry(created_at: dt.datetime) -> dt.datetime:
     return dt.datetime.combine(next_day, dt.time.max, tzinfo=PROVIDER_TIMEZONE)
 
 
-class Deeplink(models.Model):
-    """An order's deeplink (``deep_links[0]``), paid in the provider's app.
+class DeepLink(models.Model):
+    """An order's deep link (``deep_links[0]``), paid in the provider's app.
+
+    Spelt ``DeepLink`` as the API's ``deep_links`` and the request builder
+    (``payloads.DeepLink``); attributes keep the one word (``order.deeplink``,
+    ``deeplink_id``), as do the functions (``simulate_deeplink_payment``).
 
     ``deeplink_id`` is the ``r=`` query parameter of ``url``: the id the
     provider's pay simulator and the app use.

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any, TypeGuard
 
 from django_orderpay import rules
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 
 
 def join(path: str, key: str) -> str:
@@ -55,7 +55,7 @@ class Problems:
 
     def raise_if_any(self) -> None:
         if self.errors:
-            raise ValidationError(self.errors)
+            raise PayloadError(self.errors)
 
     def present(self, path: str, value: Any, required: bool) -> bool:
         """False when ``value`` is absent (reporting it when ``required``)."""
@@ -198,7 +198,7 @@ class Problems:
 class Builder:
     """Base of the request builders: ``to_dict()`` and validation under a path.
 
-    ``validate(path)`` raises :class:`ValidationError` listing every problem,
+    ``validate(path)`` raises :class:`PayloadError` listing every problem,
     each error's path prefixed with ``path`` (``charges[0]``), so a nested
     builder reports the path the provider would name.
     """
@@ -218,10 +218,10 @@ class Builder:
         return problems.errors
 
     def validate(self, path: str = "") -> None:
-        """Raise :class:`ValidationError` naming every invalid field."""
+        """Raise :class:`PayloadError` naming every invalid field."""
         errors = self.errors(path)
         if errors:
-            raise ValidationError(errors)
+            raise PayloadError(errors)
 
 
 def compact(**fields: Any) -> dict[str, Any]:

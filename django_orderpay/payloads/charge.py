@@ -1,7 +1,8 @@
-"""What is charged: Amount, Recurring, Splits and their Receivers, Charge."""
+"""What is charged: Amount, Recurring, Splits and their Receivers, ChargeRequest."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -100,9 +101,13 @@ def _split_value(value: Any) -> int | None:
 
 @dataclass(frozen=True)
 class Receiver(Builder):
-    """``splits.receivers[]``: an ``ACCO_`` account and its part (cents, or a percentage).
+    """``splits.receivers[]``: an ``ACCO_`` account and its part, in cents or a percentage.
 
-    ``amount`` is sent as a string of digits, as the provider's sample does.
+    Build it with :meth:`fixed` (``amount`` in cents, for :meth:`Splits.fixed`)
+    or :meth:`percentage` (a percentage, for :meth:`Splits.percentage`): the
+    number alone does not say which, so ``Receiver(account_id, amount)`` is
+    deprecated. ``amount`` is sent as a string of digits, as the provider's
+    sample does.
     """
 
     account_id: str
@@ -114,6 +119,29 @@ class Receiver(Builder):
     #: ``PRIMARY`` (the merchant's own account) or ``SECONDARY``; optional, as the
     #: provider works it out from the account when it is not sent.
     type: str | None = None
+    #: What ``amount`` is: ``FIXED`` (cents) or ``PERCENTAGE``; it must be the split's
+    #: method. Set by :meth:`fixed` and :meth:`percentage`; never sent.
+    method: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.method is None:
+            warnings.warn(
+                "Receiver(account_id, amount) does not say whether amount is cents or a "
+                "percentage: use Receiver.fixed(account_id, cents) or "
+                "Receiver.percentage(account_id, percent)",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+
+    @classmethod
+    def fixed(cls, account_id: str, cents: int | str, **options: Any) -> Receiver:
+        """A receiver of ``cents`` of the charge (a FIXED split's part)."""
+        return cls(account_id, cents, method="FIXED", **options)
+
+    @classmethod
+    def percentage(cls, account_id: str, percent: int | str, **options: Any) -> Receiver:
+        """A receiver of ``percent`` % of the charge (a PERCENTAGE split's part)."""
+        return cls(account_id, percent, method="PERCENTAGE", **options)
 
     def collect(self, problems: Problems, path: str, *, maximum: int = rules.MAX_AMOUNT) -> None:
         problems.text(
@@ -208,6 +236,15 @@ class Splits(Builder):
                 values.append(None)
                 continue
             receiver.collect(problems, where, maximum=maximum)
+            if (
+                method_ok
+                and receiver.method in rules.SPLIT_METHODS
+                and (receiver.method != self.method)
+            ):
+                problems.add(
+                    join(where, "amount.value"),
+                    f"is a {receiver.method} part, but the split's method is {self.method}",
+                )
             values.append(receiver.value)
             # A non-string id was reported by collect(); it can't be compared here.
             if isinstance(receiver.account_id, str):
@@ -234,7 +271,7 @@ class Splits(Builder):
 
 
 @dataclass(frozen=True)
-class Charge(Builder):
+class ChargeRequest(Builder):
     """``charges[]``: an amount paid with a payment method, optionally recurring or split.
 
     ``amount`` may be given as integer cents (BRL) or an :class:`Amount`.

@@ -1,4 +1,4 @@
-"""Request bodies: Order (``POST /orders``), PayRequest (``POST /orders/{id}/pay``), DeepLink."""
+"""Request bodies: OrderRequest (``POST /orders``), PayRequest (``.../pay``), DeepLink."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.core.validators import URLValidator
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, index, join
-from .charge import Charge
+from .charge import ChargeRequest
 from .customer import Customer, Item, Shipping
 from .pix import QrCode
 
@@ -49,15 +49,15 @@ class DeepLink(Builder):
         return compact(amount=amount, redirect_url=self.redirect_url)
 
 
-def _collect_charges(problems: Problems, charges: Sequence[Charge], path: str) -> None:
+def _collect_charges(problems: Problems, charges: Sequence[ChargeRequest], path: str) -> None:
     for position, charge in enumerate(charges):
         where = index(path, position)
-        if problems.instance(where, charge, Charge):
+        if problems.instance(where, charge, ChargeRequest):
             charge.collect(problems, where)
 
 
 @dataclass(frozen=True)
-class Order(Builder):
+class OrderRequest(Builder):
     """The body of ``POST /orders``.
 
     ``charges`` pays it at once (one step); none, and it is paid later with a
@@ -66,7 +66,7 @@ class Order(Builder):
     :class:`~.pix.QrCode`), which makes it payable by Pix: no charge until paid.
 
     Validation runs in :meth:`validate` and in :meth:`to_dict`, which raises
-    :class:`~django_orderpay.exceptions.ValidationError` listing every invalid
+    :class:`~django_orderpay.exceptions.PayloadError` listing every invalid
     field by the path the provider would name, before any network call.
     """
 
@@ -75,7 +75,7 @@ class Order(Builder):
     reference_id: str | None = None
     shipping: Shipping | None = None
     notification_urls: tuple[str, ...] = ()
-    charges: tuple[Charge, ...] = ()
+    charges: tuple[ChargeRequest, ...] = ()
     deep_links: tuple[DeepLink, ...] = ()
     qr_codes: tuple[QrCode, ...] = ()
 
@@ -134,7 +134,7 @@ class Order(Builder):
                     qr_code.collect(problems, where)
 
     def to_dict(self) -> dict[str, Any]:
-        """The validated JSON body; raises ``ValidationError`` naming every invalid field."""
+        """The validated JSON body; raises ``PayloadError`` naming every invalid field."""
         self.validate()
         return compact(
             reference_id=self.reference_id,
@@ -161,7 +161,7 @@ def _collect_url(problems: Problems, path: str, url: Any) -> None:
 class PayRequest(Builder):
     """The body of ``POST /orders/{id}/pay``: the charges that pay an existing order."""
 
-    charges: tuple[Charge, ...]
+    charges: tuple[ChargeRequest, ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "charges", tuple(self.charges or ()))
@@ -173,6 +173,6 @@ class PayRequest(Builder):
         _collect_charges(problems, self.charges, charges_path)
 
     def to_dict(self) -> dict[str, Any]:
-        """The validated JSON body; raises ``ValidationError`` naming every invalid field."""
+        """The validated JSON body; raises ``PayloadError`` naming every invalid field."""
         self.validate()
         return {"charges": [charge.to_dict() for charge in self.charges]}

@@ -19,9 +19,9 @@ from ._problems import Problems, index, join
 from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
-from .charge import Amount, Charge, Receiver, Recurring, Splits
+from .charge import Amount, ChargeRequest, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
-from .order import DeepLink, Order, PayRequest
+from .order import DeepLink, OrderRequest, PayRequest
 from .pix import QrCode
 
 ORDER_KEYS = frozenset(
@@ -132,7 +132,7 @@ class _Reader:
         return tuple(built)
 
     def checked(self, built: Any) -> Any:
-        """``built``, unless the shape or the builders found problems (``ValidationError``)."""
+        """``built``, unless the shape or the builders found problems (``PayloadError``)."""
         extra = Problems()
         built.collect(extra, "")
         self.problems.errors += [e for e in extra.errors if e.path not in self.broken]
@@ -238,11 +238,14 @@ def _qr_code(r: _Reader, data: Mapping[str, Any], where: str) -> QrCode:
 def _splits(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Splits | None:
     if data is None:
         return None
-    receivers = r.entries(data, "receivers", path, RECEIVER_KEYS, partial(_receiver, r))
-    return Splits(data.get("method"), receivers)  # type: ignore[arg-type]
+    method = data.get("method")
+    read = partial(_receiver, r, method if isinstance(method, str) else "")
+    receivers = r.entries(data, "receivers", path, RECEIVER_KEYS, read)
+    return Splits(method, receivers)  # type: ignore[arg-type]
 
 
-def _receiver(r: _Reader, receiver: Mapping[str, Any], where: str) -> Receiver:
+def _receiver(r: _Reader, method: str, receiver: Mapping[str, Any], where: str) -> Receiver:
+    # A dict body says what its amounts are: the split's own method.
     account = r.field(receiver, "account", where, frozenset({"id"})) or {}
     amount = r.field(receiver, "amount", where, frozenset({"value"})) or {}
     config = r.field(receiver, "configurations", where, frozenset({"liable", "chargeback"}))
@@ -254,6 +257,7 @@ def _receiver(r: _Reader, receiver: Mapping[str, Any], where: str) -> Receiver:
         liable=config.get("liable"),
         chargeback=config.get("chargeback"),
         type=receiver.get("type"),
+        method=method,
     )
 
 
@@ -269,10 +273,10 @@ def _amount(r: _Reader, amount: Mapping[str, Any], path: str) -> Amount:
     return Amount(amount.get("value"), amount.get("currency"), interest)  # type: ignore[arg-type]
 
 
-def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> Charge:
+def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> ChargeRequest:
     amount = r.field(data, "amount", path, AMOUNT_KEYS)
     recurring = r.field(data, "recurring", path, RECURRING_KEYS)
-    return Charge(
+    return ChargeRequest(
         amount=_amount(r, amount, join(path, "amount")) if amount is not None else None,  # type: ignore[arg-type]
         payment_method=_payment_method(
             r, _object(r, data, "payment_method", path), join(path, "payment_method")
@@ -340,12 +344,12 @@ def _top(r: _Reader, data: Any, keys: frozenset[str]) -> Mapping[str, Any]:
     return r.obj(data, "", keys) or {}
 
 
-def order_from_dict(data: Any) -> Order:
-    """An :class:`Order` from a dict shaped as the create body; raises ``ValidationError``."""
+def order_from_dict(data: Any) -> OrderRequest:
+    """An :class:`OrderRequest` from a dict shaped as the create body; raises ``PayloadError``."""
     r = _Reader()
     body = _top(r, data, ORDER_KEYS)
     urls = body.get("notification_urls")
-    order = Order(
+    order = OrderRequest(
         customer=_customer(r, r.field(body, "customer", "", CUSTOMER_KEYS), "customer"),  # type: ignore[arg-type]
         items=r.entries(
             body, "items", "", ITEM_KEYS, lambda item, _: _plain(Item, ITEM_KEYS, item)
@@ -366,7 +370,7 @@ def validate_order_dict(data: Any) -> dict[str, Any]:
 
 
 def pay_request_from_dict(data: Any) -> PayRequest:
-    """A :class:`PayRequest` from a dict ``{"charges": [...]}``; raises ``ValidationError``."""
+    """A :class:`PayRequest` from a dict ``{"charges": [...]}``; raises ``PayloadError``."""
     reader = _Reader()
     body = _top(reader, data, frozenset({"charges"}))
     return reader.checked(PayRequest(_charges(reader, body, "")))

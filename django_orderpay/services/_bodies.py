@@ -8,17 +8,17 @@ from typing import Any
 
 from django_orderpay import payloads
 from django_orderpay.conf import get_settings
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 
 
-def order_body(order: payloads.Order | Mapping[str, Any]) -> dict[str, Any]:
+def order_body(order: payloads.OrderRequest | Mapping[str, Any]) -> dict[str, Any]:
     """The validated ``POST /orders`` body.
 
     ``ORDERPAY['NOTIFICATION_URL']`` becomes the order's ``notification_urls``
     when the order names none, so the provider tells this shop of changes.
     """
     notification_url = get_settings().notification_url
-    if isinstance(order, payloads.Order):
+    if isinstance(order, payloads.OrderRequest):
         if notification_url and not order.notification_urls:
             order = dataclasses.replace(order, notification_urls=(notification_url,))
         return order.to_dict()
@@ -27,27 +27,27 @@ def order_body(order: payloads.Order | Mapping[str, Any]) -> dict[str, Any]:
         if notification_url and not data.get("notification_urls"):
             data["notification_urls"] = [notification_url]
         return payloads.validate_order_dict(data)
-    raise ValidationError([FieldError("", "the order must be a payloads.Order or a dict")])
+    raise PayloadError([FieldError("", "the order must be a payloads.OrderRequest or a dict")])
 
 
-def pay_body(charges: Sequence[payloads.Charge | Mapping[str, Any]]) -> dict[str, Any]:
+def pay_body(charges: Sequence[payloads.ChargeRequest | Mapping[str, Any]]) -> dict[str, Any]:
     """The validated ``POST /orders/{id}/pay`` body ``{"charges": [...]}``.
 
     Builders and dicts may be mixed; every error names ``charges[i]...``.
     """
-    if isinstance(charges, payloads.Charge | Mapping) or not isinstance(charges, Sequence):
-        raise ValidationError([FieldError("charges", "must be a list of charges")])
-    if all(isinstance(charge, payloads.Charge) for charge in charges):
+    if isinstance(charges, payloads.ChargeRequest | Mapping) or not isinstance(charges, Sequence):
+        raise PayloadError([FieldError("charges", "must be a list of charges")])
+    if all(isinstance(charge, payloads.ChargeRequest) for charge in charges):
         return payloads.PayRequest(tuple(charges)).to_dict()  # type: ignore[arg-type]
     errors: list[FieldError] = []
     entries: list[Any] = []
     for position, charge in enumerate(charges):
-        if isinstance(charge, payloads.Charge):
+        if isinstance(charge, payloads.ChargeRequest):
             problems = charge.errors(f"charges[{position}]")
             errors.extend(problems)
             entries.append(None if problems else charge.to_dict())
         else:
             entries.append(charge)
     if errors:
-        raise ValidationError(errors)
+        raise PayloadError(errors)
     return payloads.validate_pay_dict({"charges": entries})

@@ -10,7 +10,7 @@ from django.db import models
 
 from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
-from django_orderpay.exceptions import CardTokenNotOwned, FieldError, ValidationError
+from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
 from django_orderpay.models import CardToken
 from django_orderpay.payloads._problems import is_int, not_an_integer
 
@@ -31,7 +31,7 @@ def check_mirror(value: Any, model: type[models.Model], field: str) -> None:
         message = f"must be a saved django_orderpay {name}, not {shown}"
         if isinstance(value, str):
             message += f" (look it up: {name}.objects.get(provider_id=...))"
-        raise ValidationError([FieldError(field, message)])
+        raise PayloadError([FieldError(field, message)])
 
 
 def check_user(user: Any) -> Any:
@@ -45,7 +45,7 @@ def check_user(user: Any) -> Any:
         return None
     if not isinstance(user, get_user_model()) or user.pk is None:
         shown = type(user).__name__
-        raise ValidationError(
+        raise PayloadError(
             [FieldError("user", f"must be a saved user (or None or AnonymousUser), not {shown}")]
         )
     return user
@@ -56,21 +56,19 @@ def check_shop_object(shop_object: Any) -> None:
     if shop_object is None:
         return
     if not isinstance(shop_object, models.Model) or shop_object.pk is None:
-        raise ValidationError(
-            [FieldError("shop_object", "must be a saved model instance (or None)")]
-        )
+        raise PayloadError([FieldError("shop_object", "must be a saved model instance (or None)")])
     if len(str(shop_object.pk)) > SHOP_OBJECT_ID_LENGTH:
         message = f"its primary key must be at most {SHOP_OBJECT_ID_LENGTH} characters as text"
-        raise ValidationError([FieldError("shop_object", message)])
+        raise PayloadError([FieldError("shop_object", message)])
 
 
 def check_amount(amount: Any, field: str = "amount") -> int:
     """An amount argument in integer cents, 1 to 999999999; floats and Decimals refused."""
     if not is_int(amount):
-        raise ValidationError([FieldError(field, not_an_integer(amount, money=True))])
+        raise PayloadError([FieldError(field, not_an_integer(amount, money=True))])
     if not 1 <= amount <= rules.MAX_AMOUNT:
         message = f"must be between 1 and {rules.MAX_AMOUNT} cents"
-        raise ValidationError([FieldError(field, message)])
+        raise PayloadError([FieldError(field, message)])
     return amount
 
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import CardTokenNotOwned, FieldError, ValidationError
+from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
 from django_orderpay.models import CardToken, Order
 
 from ._common import check_amount, check_mirror, check_owned, check_user
@@ -26,7 +26,7 @@ def token_charge(
     security_code: str | None = None,
     capture: bool = True,
     subsequent_recurrence: bool = False,
-) -> payloads.Charge:
+) -> payloads.ChargeRequest:
     """The charge that pays ``order`` with ``card_token`` alone (no owner check).
 
     ``amount`` None is the order's items total. With ``subsequent_recurrence``
@@ -38,17 +38,17 @@ def token_charge(
     recurring = None
     if subsequent_recurrence:
         if not card_token.has_recurrence or not card_token.initial_amount:
-            raise ValidationError(
+            raise PayloadError(
                 [FieldError("recurring.recurrence_id", "this stored card has no recurrence")]
             )
         if security_code is not None:
-            raise ValidationError(
+            raise PayloadError(
                 [FieldError("card.security_code", "is not sent with a subsequent recurrence")]
             )
         recurring = payloads.Recurring.subsequent(
             card_token.brand_reference_id, card_token.initial_amount
         )
-    return payloads.Charge(
+    return payloads.ChargeRequest(
         amount=payloads.Amount(value),
         payment_method=payloads.PaymentMethod(
             card=payloads.Card.token(card_token.provider_id, security_code=security_code),

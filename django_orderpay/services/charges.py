@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import cast
 
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Operation, OperationKind
 
 from . import operations
@@ -91,5 +91,5 @@ def _everything(charge: Charge, pending: Operation | None) -> int:
         return charge.amount_value
     if charge.refundable_amount <= 0:
         message = f"charge {charge.provider_id} ({charge.status}) has nothing left to cancel"
-        raise ValidationError([FieldError("amount", message)])
+        raise PayloadError([FieldError("amount", message)])
     return charge.refundable_amount

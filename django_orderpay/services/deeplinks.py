@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, ValidationError
-from django_orderpay.models import ChangeSource, Deeplink, Order
+from django_orderpay.exceptions import FieldError, PayloadError
+from django_orderpay.models import ChangeSource, DeepLink, Order
 
 from ._common import check_mirror, client_or_default
 from .orders import refresh_order
@@ -28,12 +28,10 @@ def simulate_deeplink_payment(
     """
     check_mirror(order, Order, "order")
     if (status is None) == (card_number is None):
-        raise ValidationError([FieldError("status", "give status or card_number, not both")])
-    deeplink = Deeplink.objects.filter(order=order).first()
+        raise PayloadError([FieldError("status", "give status or card_number, not both")])
+    deeplink = DeepLink.objects.filter(order=order).first()
     if deeplink is None:
-        raise ValidationError(
-            [FieldError("deep_links", f"order {order.provider_id} has no deeplink")]
-        )
+        raise PayloadError([FieldError("deep_links", f"order {order.provider_id} has no deeplink")])
     api = client_or_default(client)
     if status is not None:
         api.simulate_deeplink_balance(deeplink.deeplink_id, status)

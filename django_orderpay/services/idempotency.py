@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.redaction import without_card_secrets
 
 __all__ = [
@@ -60,7 +60,7 @@ def operation_key(kind: str, scope: str, sequence: int, body: Mapping[str, Any])
 def check_explicit_key(key: Any) -> str:
     """An idempotency key given by the caller: a non-empty header-safe string."""
     if not isinstance(key, str) or not _KEY_PATTERN.fullmatch(key):
-        raise ValidationError(
+        raise PayloadError(
             [
                 FieldError(
                     "idempotency_key",

@@ -31,7 +31,7 @@ from ._common import (
 
 
 def create_order(
-    order: payloads.Order | Mapping[str, Any],
+    order: payloads.OrderRequest | Mapping[str, Any],
     *,
     user: Any = None,
     shop_object: models.Model | None = None,
@@ -40,7 +40,7 @@ def create_order(
 ) -> Order:
     """``POST /orders`` and mirror the answer; the local :class:`~django_orderpay.models.Order`.
 
-    ``order`` is a :class:`payloads.Order` or a dict shaped as the spec
+    ``order`` is a :class:`payloads.OrderRequest` or a dict shaped as the spec
     shows; with ``charges`` it is paid at once, with ``deep_links`` it gets
     its deeplink, with neither it waits for :func:`pay_order`. ``user`` and
     ``shop_object`` (a saved model instance) are attached to the local order;
@@ -54,7 +54,7 @@ def create_order(
     ``docs/services.md``, "When the network fails"). ``idempotency_key``
     names a new operation's key instead of the derived one.
 
-    Raises :class:`~django_orderpay.exceptions.ValidationError` (naming each
+    Raises :class:`~django_orderpay.exceptions.PayloadError` (naming each
     field, ``user`` and ``shop_object`` included) and ``CardTokenNotOwned``
     before any network call, the client's ``ProviderError`` family when the
     provider refuses, and ``OutcomeUnknown`` when it may have acted unheard.
@@ -82,7 +82,7 @@ def create_order(
 
 def pay_order(
     order: Order,
-    charges: Sequence[payloads.Charge | Mapping[str, Any]],
+    charges: Sequence[payloads.ChargeRequest | Mapping[str, Any]],
     *,
     user: Any = None,
     idempotency_key: str | None = None,
@@ -90,7 +90,7 @@ def pay_order(
 ) -> Order:
     """``POST /orders/{id}/pay`` with ``charges`` (the second step) and mirror the answer.
 
-    ``charges`` are :class:`payloads.Charge` builders or dicts, each checked
+    ``charges`` are :class:`payloads.ChargeRequest` builders or dicts, each checked
     before anything is sent. A stored card (``card.id``) must belong to the
     payer: ``user``, else the order's own user. The call runs as an
     operation scoped by the order: paying again after a decline is a new

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import ChangeSource, Order, QrCode
 
 from ._common import check_mirror, client_or_default
@@ -21,7 +21,7 @@ def simulate_pix_payment(order: Order, *, client: OrderPayClient | None = None) 
     qr_code = QrCode.objects.filter(order=order).order_by("pk").first()
     if qr_code is None:
         message = f"order {order.provider_id} has no Pix QR code"
-        raise ValidationError([FieldError("qr_codes", message)])
+        raise PayloadError([FieldError("qr_codes", message)])
     api = client_or_default(client)
     api.simulate_pix_payment(qr_code.provider_id)
     return refresh_order(order, source=ChangeSource.API, client=api)

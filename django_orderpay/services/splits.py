@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, ValidationError
+from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import Charge, Split
 from django_orderpay.sync import sync_split
 
@@ -19,7 +19,7 @@ def get_split(charge: Charge, *, client: OrderPayClient | None = None) -> Split:
     check_mirror(charge, Charge, "charge")
     href = charge.link("SPLIT")
     if not href:
-        raise ValidationError(
+        raise PayloadError(
             [FieldError("links", f"charge {charge.provider_id} has no SPLIT link: not split")]
         )
     answer = client_or_default(client).get_split(href)

@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_datetime
 from ..models import (
     ChangeSource,
     Charge,
-    Deeplink,
+    DeepLink,
     Order,
     OrderStatus,
     QrCode,
@@ -148,9 +148,9 @@ def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> No
     # Deeplinks are immutable at the provider and one per order: update in
     # place, under the order lock, so no insert can race. An order inserted
     # by this sync has none yet.
-    deeplink = None if new_order else Deeplink.objects.filter(order=order).first()
+    deeplink = None if new_order else DeepLink.objects.filter(order=order).first()
     if deeplink is None:
-        deeplink = Deeplink(order=order)
+        deeplink = DeepLink(order=order)
     deeplink.deeplink_id = state.deeplink_id
     for name, value in state.columns.items():
         setattr(deeplink, name, value)

@@ -20,13 +20,14 @@ import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from .._deprecation import deprecated_getattr
 from ..models import (
     CardToken,
     ChangeSource,
     Charge,
     ChargeStatus,
     ChargeStatusChange,
-    Deeplink,
+    DeepLink,
     DeliveryOutcome,
     NotificationDelivery,
     Order,
@@ -216,9 +217,9 @@ class SplitFactory(DjangoModelFactory):
     data = factory.LazyAttribute(lambda o: split_json(split_id=o.provider_id, method=o.method))
 
 
-class DeeplinkFactory(DjangoModelFactory):
+class DeepLinkFactory(DjangoModelFactory):
     class Meta:
-        model = Deeplink
+        model = DeepLink
 
     order = factory.SubFactory(OrderFactory)
     deeplink_id = factory.LazyFunction(lambda: uuid.uuid4().hex)
@@ -264,3 +265,8 @@ class NotificationDeliveryFactory(DjangoModelFactory):
     outcome = DeliveryOutcome.RECEIVED
     order_provider_id = factory.LazyAttribute(lambda o: o.order["id"])
     dedupe_key = factory.LazyAttribute(lambda o: hashlib.sha256(o.body).hexdigest())
+
+
+#: Old names, still answered with a DeprecationWarning (docs/names.md).
+_DEPRECATED = {"DeeplinkFactory": ("DeepLinkFactory", "the model is DeepLink")}
+__getattr__ = deprecated_getattr(__name__, _DEPRECATED, globals())

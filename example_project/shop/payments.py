@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from django_orderpay import payloads, rules, services
-from django_orderpay.models import Charge, ChargeStatus, Deeplink, Order, OrderStatus, QrCode
+from django_orderpay.models import Charge, ChargeStatus, DeepLink, Order, OrderStatus, QrCode
 
 from .models import Purchase
 
@@ -88,11 +88,11 @@ def order_payload(
     deep_link: payloads.DeepLink | None = None,
     *,
     qr_code: payloads.QrCode | None = None,
-    charge: payloads.Charge | None = None,
-) -> payloads.Order:
+    charge: payloads.ChargeRequest | None = None,
+) -> payloads.OrderRequest:
     """The ``POST /orders`` body for ``purchase``: no charges (cards come with ``pay``),
     or its deeplink, its Pix QR code or its boleto ``charge``."""
-    return payloads.Order(
+    return payloads.OrderRequest(
         reference_id=purchase.reference_id,
         customer=payloads.Customer(
             name=purchase.customer_name,
@@ -119,7 +119,7 @@ def order_payload(
 def card_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None) -> Order:
     """The provider order that card payments of ``purchase`` go to, created on first use.
 
-    Raises the services' errors (``ValidationError``, ``ProviderError``) when
+    Raises the services' errors (``PayloadError``, ``ProviderError``) when
     the order cannot be created.
     """
     cards = purchase.payment_orders().filter(deeplink__isnull=True, qr_codes__isnull=True)
@@ -187,7 +187,7 @@ def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | No
         ),
         instruction_lines=(f"Compra {purchase.reference_id}", "Nao receber apos o vencimento"),
     )
-    charge = payloads.Charge(
+    charge = payloads.ChargeRequest(
         reference_id=purchase.reference_id,
         description=f"Purchase {purchase.pk}",
         amount=payloads.Amount(purchase.total),
@@ -204,7 +204,7 @@ class PaymentState:
     status: str
     order: Order | None
     charge: Charge | None
-    deeplink: Deeplink | None
+    deeplink: DeepLink | None
     qr_code: QrCode | None = None
 
     @property

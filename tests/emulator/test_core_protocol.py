@@ -355,7 +355,14 @@ def test_public_key_is_an_rsa_2048_der_spki_in_base64(api, emulator):
 
 def test_private_key_is_the_half_that_decrypts_what_the_public_key_encrypts(api, emulator):
     public_key = api.post("/public-keys", {"type": "card"}).json()["public_key"]
-    blob = encrypt_card(public_key, "4539620659922097", "123", "7", "2031", "Maria Souza")
+    blob = encrypt_card(
+        public_key,
+        number="4539620659922097",
+        security_code="123",
+        exp_month="7",
+        exp_year="2031",
+        holder="Maria Souza",
+    )
 
     card = decrypt_card(emulator.private_key, blob)
 
