@@ -82,7 +82,7 @@ def test_pix_shows_the_qr_copies_its_code_and_moves_on_when_paid(payer, shop):
     expect(payer.get_by_test_id("pix-countdown")).to_have_text(
         re.compile(r"Expires in (29|30):\d\d")
     )
-    payer.get_by_test_id("pix-copy").click()
+    payer.get_by_test_id("pix-text-copy").click()
     expect(payer.get_by_text("Copied")).to_be_visible()
     qr_code = QrCode.objects.get()
     assert clipboard(payer) == qr_code.text
@@ -106,7 +106,7 @@ def test_boleto_in_portuguese_copies_its_line_and_moves_on_when_paid_at_the_bank
     charge = Charge.objects.get()
     line = charge.boleto["formatted_barcode"]
     expect(page.get_by_test_id("boleto-line")).to_have_value(line)
-    page.get_by_test_id("boleto-copy").click()
+    page.get_by_test_id("boleto-line-copy").click()
     expect(page.get_by_text("Copiado")).to_be_visible()
     assert clipboard(page) == line
     pdf = page.get_by_test_id("boleto-pdf")
