@@ -2,17 +2,20 @@
 
 Then the provider posts to ``/orderpay/notifications/`` (set that absolute
 URL, trailing slash included, as ``ORDERPAY["NOTIFICATION_URL"]``), and
-``reverse("orderpay:notifications")`` names it.
+``reverse("orderpay:notifications")`` names it. ``installments/`` answers the
+card checkout's installment plans (``checkout.js`` asks it as the card is typed).
 """
 
 from __future__ import annotations
 
 from django.urls import path
 
+from .checkout_views import installment_plans_view
 from .notifications.views import NotificationView
 
 app_name = "orderpay"
 
 urlpatterns = [
     path("notifications/", NotificationView.as_view(), name="notifications"),
+    path("installments/", installment_plans_view, name="installment_plans"),
 ]

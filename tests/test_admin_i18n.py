@@ -39,6 +39,7 @@ SAME_IN_BOTH = {
     "%(label)s: %(detail)s",
     "Pix",
     "Boleto",
+    "3-D Secure",
 }
 
 

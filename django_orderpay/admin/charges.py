@@ -36,6 +36,7 @@ from .display import (
 )
 from .methods import METHOD_FIELDS, METHOD_FIELDSETS, MethodFields, payment_short
 from .object_actions import ObjectActionsMixin
+from .threeds import interest_summary, threeds_summary
 
 
 class ChargeStatusChangeInline(ReadOnlyInline, admin.TabularInline):
@@ -116,6 +117,7 @@ class ChargeAdmin(MethodFields, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyA
                     "refunded",
                     "refundable",
                     "installments",
+                    "buyer_interest",
                     "capture",
                     "capture_before",
                     "paid_at",
@@ -132,7 +134,7 @@ class ChargeAdmin(MethodFields, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyA
                 )
             },
         ),
-        (_("Card"), {"fields": ("card", "card_token_link")}),
+        (_("Card"), {"fields": ("payment_method", "card", "threeds", "card_token_link")}),
         (_("Recurrence"), {"fields": ("recurring_type", "brand_reference_id")}),
         (_("Split"), {"fields": ("split_method", "split_link")}),
         (_("Provider"), {"fields": ("json_link", "created_at", "synced_at")}),
@@ -153,7 +155,10 @@ class ChargeAdmin(MethodFields, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyA
         "payment_response_code",
         "payment_response_message",
         "payment_response_reference",
+        "payment_method",
         "card",
+        "threeds",
+        "buyer_interest",
         "card_token_link",
         "recurring_type",
         "brand_reference_id",
@@ -251,6 +256,14 @@ class ChargeAdmin(MethodFields, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyA
     @admin.display(description=_("card"))
     def card(self, obj: Charge) -> str:
         return card_summary(obj.card_brand, obj.card_first_digits, obj.card_last_digits)
+
+    @admin.display(description=_("3-D Secure"))
+    def threeds(self, obj: Charge) -> str:
+        return threeds_summary(obj)
+
+    @admin.display(description=_("buyer's interest"))
+    def buyer_interest(self, obj: Charge) -> str:
+        return interest_summary(obj)
 
     @admin.display(description=_("payment response"), ordering="payment_response_code")
     def payment_response(self, obj: Charge) -> str:

@@ -30,6 +30,7 @@ def client_from_settings(
         "timeout": conf.timeout,
         "retries": conf.retries,
         "simulation_url": conf.simulation_url,
+        "threeds_url": conf.threeds_url,
         "session": session,
     }
     options.update(overrides)
@@ -48,7 +49,7 @@ def get_client(*, retries: int | None = None) -> OrderPayClient:
 
     conf = get_settings()
     retries = conf.retries if retries is None else retries
-    key = (conf.base_url, conf.token, conf.timeout, retries, conf.simulation_url)
+    key = (conf.base_url, conf.token, conf.timeout, retries, conf.simulation_url, conf.threeds_url)
     clients: dict[int, tuple[Any, OrderPayClient]] = _local.__dict__.setdefault("clients", {})
     cached = clients.get(retries)
     if cached is None or cached[0] != key:

@@ -6,7 +6,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import requests
 
@@ -89,6 +89,7 @@ class OrderPayClient:
         user_agent: str = USER_AGENT,
         simulation_url: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        threeds_url: str | None = None,
     ) -> None:
         self.http = ProviderHttp(
             base_url,
@@ -103,6 +104,7 @@ class OrderPayClient:
         )
         self.base_url = self.http.base_url
         self.simulation_url = simulation_url.rstrip("/") if simulation_url else None
+        self.threeds_url = threeds_url.rstrip("/") if threeds_url else None
 
     def __repr__(self) -> str:
         return f"OrderPayClient({self.base_url!r})"
@@ -227,3 +229,43 @@ class OrderPayClient:
         if not rules.is_digits(card_number, range(13, 20)):
             raise PayloadError([FieldError("card_number", "must be 13 to 19 digits")])
         return self._simulation("credit-card", deeplink_id, {"card_number": card_number})
+
+    # --- 3-D Secure, installment fees, cards stored without a charge --------------
+
+    def create_3ds_session(self) -> dict[str, Any]:
+        """``POST {sdk host}/checkout-sdk/sessions`` (no body): ``{session, expires_at}``.
+
+        The session lets a shopper's browser run ``PagSeguro.authenticate3DS``
+        for this merchant for 30 minutes; it is made here, with the token, so
+        the token never reaches the page.
+        """
+        if not self.threeds_url:
+            raise ConfigurationError("no 3-D Secure session host (ORDERPAY['THREEDS_URL'])")
+        return self.http.request("POST", self.threeds_url + "/checkout-sdk/sessions")
+
+    def calculate_fees(
+        self,
+        value: int,
+        *,
+        credit_card_bin: str | None = None,
+        max_installments: int | None = None,
+        max_installments_no_interest: int | None = None,
+    ) -> dict[str, Any]:
+        """``GET /charges/fees/calculate``: the installment plans of ``value`` cents by brand."""
+        _amount(value)
+        query = {"payment_methods": "CREDIT_CARD", "value": str(value)}
+        if credit_card_bin is not None:
+            if not rules.is_digits(credit_card_bin, (6, 8)):
+                raise PayloadError([FieldError("credit_card_bin", "must be 6 or 8 digits")])
+            query["credit_card_bin"] = credit_card_bin
+        for name, number in (
+            ("max_installments", max_installments),
+            ("max_installments_no_interest", max_installments_no_interest),
+        ):
+            if number is not None:
+                query[name] = str(number)
+        return self._get("/charges/fees/calculate?" + urlencode(query))
+
+    def store_card(self, payload: Payload, *, idempotency_key: str | None = None) -> dict[str, Any]:
+        """``POST /tokens/cards`` (an encrypted or raw card): the stored card and its ``id``."""
+        return self._post("/tokens/cards", payload, idempotency_key)

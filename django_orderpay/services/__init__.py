@@ -10,27 +10,35 @@ exception: it comes back with status ``DECLINED``. See ``docs/services.md``.
 
 from __future__ import annotations
 
+from .card_storage import store_card
 from .cards import CardTokenNotOwned, pay_with_card_token, remove_card_token, token_charge
 from .charges import cancel_charge, capture_charge
 from .deeplinks import simulate_deeplink_payment
+from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order
 from .pix import simulate_pix_payment
 from .splits import get_split
+from .threeds import ThreeDSSession, create_3ds_session
 
 __all__ = [
     "CardTokenNotOwned",
+    "InstallmentPlan",
+    "ThreeDSSession",
     "cancel_charge",
     "capture_charge",
     "clear_public_key_cache",
+    "create_3ds_session",
     "create_order",
     "get_public_key",
     "get_split",
+    "installment_plans",
     "pay_order",
     "pay_with_card_token",
     "refresh_order",
     "remove_card_token",
     "simulate_deeplink_payment",
     "simulate_pix_payment",
+    "store_card",
     "token_charge",
 ]

@@ -11,6 +11,11 @@
   ``name`` attributes, so the raw card cannot be posted, plus the fields of a
   :class:`~django_orderpay.forms.CardPaymentForm` (the hidden encrypted card,
   installments, "save this card") and their errors.
+- ``{% orderpay_card_form form order=order %}`` with a
+  :class:`~django_orderpay.checkout.CardCheckoutForm` (or ``DebitCardForm``):
+  the same, plus 3-D Secure (a checkout-SDK session made here, on the
+  server, and the order's customer and address for ``authenticate3DS``) and
+  installment plans priced by the card's BIN. See ``docs/3ds.md``.
 - ``{% orderpay_pix qr_code %}``: a Pix QR code to scan, its "copia e cola" code
   with a copy button, and the time left until it expires.
 - ``{% orderpay_boleto charge %}``: a boleto's typeable line with a copy button,
@@ -30,6 +35,7 @@ from typing import Any
 
 from django import forms, template
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
@@ -38,7 +44,9 @@ from django.utils.translation import gettext_lazy
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import Charge, QrCode, format_cents
+from django_orderpay.models import Charge, Order, QrCode, format_cents
+
+from ._threeds import threeds_config
 
 register = template.Library()
 logger = logging.getLogger("django_orderpay.templatetags")
@@ -154,13 +162,20 @@ class _Input:
 
 @register.inclusion_tag("django_orderpay/card_form.html")
 def orderpay_card_form(
-    form: forms.Form | None = None, prefix: str = "orderpay-card"
+    form: forms.Form | None = None,
+    prefix: str = "orderpay-card",
+    order: Order | None = None,
+    customer: Any = None,
+    address: Any = None,
 ) -> dict[str, Any]:
     """The card inputs and the fields of ``form`` (a ``CardPaymentForm``).
 
     No card input has a ``name`` (nothing typed is posted) but the holder's,
     when ``form`` has a ``holder_name`` field: the name is not a secret, and
-    PagBank asks for it beside the encrypted card.
+    PagBank asks for it beside the encrypted card. With a form that runs 3-D
+    Secure, ``authenticate3DS`` gets the shopper from ``order`` (its customer
+    and shipping address), or from ``customer`` and ``address`` (builders or
+    dicts in the Orders API's words) before any order exists.
     """
     inputs = [_Input(field, str(label), dict(attrs), prefix) for field, label, attrs in CARD_INPUTS]
     if form is not None and "holder_name" in form.fields:
@@ -168,6 +183,10 @@ def orderpay_card_form(
         inputs[0].attrs["name"] = bound.html_name
         inputs[0].attrs["value"] = bound.value() or ""
         inputs[0].errors = [str(error) for error in bound.errors]
+    hidden = [
+        *(("authentication_id", "authentication_status") if _runs_threeds(form) else ()),
+        *(("card_bin",) if getattr(form, "fee_plans", False) else ()),
+    ]
     return {
         "form": form,
         "prefix": prefix,
@@ -177,7 +196,24 @@ def orderpay_card_form(
         "extra_fields": [
             form[name] for name in ("installments", "save_card") if form and name in form.fields
         ],
+        "hidden_fields": [form[name] for name in hidden if form and name in form.fields],
+        "threeds_json": (
+            json.dumps(threeds_config(form, order, customer=customer, address=address))
+            if _runs_threeds(form)
+            else ""
+        ),
+        "plans": _plans_attributes(form),
     }
+
+
+def _runs_threeds(form: forms.Form | None) -> bool:
+    return bool(getattr(form, "threeds", False))
+
+
+def _plans_attributes(form: forms.Form | None) -> dict[str, str] | None:
+    if not getattr(form, "fee_plans", False):
+        return None
+    return {"url": reverse("orderpay:installment_plans"), "token": form.plans_token}  # type: ignore[union-attr]
 
 
 def _follow(poll_url: str, status: str, next_url: str) -> dict[str, str]:

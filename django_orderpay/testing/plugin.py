@@ -214,11 +214,13 @@ class OrderPayEmulator:
 
 
 def _clear_caches() -> None:
-    """Forget the cached public key and this thread's HTTP client."""
+    """Forget the cached public key, installment plans and this thread's HTTP client."""
     from django_orderpay.client import reset_client
+    from django_orderpay.services.fees import clear_installment_plans_cache
     from django_orderpay.services.keys import clear_public_key_cache
 
     clear_public_key_cache()
+    clear_installment_plans_cache()
     reset_client()
 
 

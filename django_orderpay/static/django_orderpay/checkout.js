@@ -9,8 +9,20 @@
  * field and let the submit go on. When the SDK answers hasErrors, the submit
  * is blocked and each error is shown next to its field.
  *
+ * With data-orderpay-3ds (the card form of a page that runs 3-D Secure: a
+ * session made by the shop's server, the payment type, amount and shopper),
+ * the submit waits for PagSeguro.authenticate3DS: AUTH_FLOW_COMPLETED puts
+ * the authentication id in the hidden authentication_id field and submits;
+ * AUTH_NOT_SUPPORTED submits without one (a credit card) or stops (a debit
+ * card: no debit without 3-D Secure); CHANGE_PAYMENT_METHOD stops and asks
+ * for another card or method; a challenge is shown by the SDK in between.
+ * With data-orderpay-plans-url, once six digits are typed the installment
+ * choices are asked for that BIN and relabelled (with the total when the
+ * buyer pays interest); the BIN goes in the hidden card_bin field.
+ *
  * Events on the <form>: "orderpay:encrypted" before the submit continues,
- * "orderpay:errors" (detail: the SDK's errors) when it is blocked.
+ * "orderpay:errors" (detail: the SDK's errors) when it is blocked,
+ * "orderpay:3ds" (detail: {status}) when 3-D Secure has answered.
  * Plain ES2015, no build step, no framework. Load it after the SDK
  * ({% orderpay_sdk %} renders both, in that order).
  */
@@ -107,7 +119,109 @@
     form.dispatchEvent(new CustomEvent(name, { bubbles: true, detail: detail }));
   }
 
+  function hiddenField(form, name) {
+    return form.querySelector('input[type=hidden][name$="' + name + '"]');
+  }
+
+  function setHidden(form, name, text) {
+    var field = hiddenField(form, name);
+    if (field) field.value = text || "";
+  }
+
+  function threedsConfig(card) {
+    var raw = card.getAttribute("data-orderpay-3ds");
+    if (!raw) return null;
+    try {
+      return JSON.parse(raw);
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function chosenPlan(form) {
+    var select = form.querySelector('select[name$="installments"]');
+    var option = select && select.options[select.selectedIndex];
+    return {
+      installments: select ? +select.value || 1 : 1,
+      total: option && option.getAttribute("data-total") ? +option.getAttribute("data-total") : null,
+    };
+  }
+
+  // 3-D Secure before the (already encrypted) card is posted; resolves with what to do.
+  function authenticate(card, form, config, messages) {
+    var sdk = window.PagSeguro;
+    var stop = function (key) {
+      showError(card, "form", (config.messages || {})[key] || messages.ENCRYPTION_FAILED);
+      form.removeAttribute("data-orderpay-submitting");
+      announce(form, "orderpay:3ds", { status: key });
+    };
+    if (!config.session || !sdk || typeof sdk.authenticate3DS !== "function") {
+      stop("THREEDS_UNAVAILABLE");
+      return;
+    }
+    var plan = chosenPlan(form);
+    var month = value(card, "exp_month");
+    sdk.setUp({ session: config.session, env: config.env });
+    sdk.authenticate3DS({
+      data: {
+        customer: config.customer,
+        paymentMethod: {
+          type: config.type,
+          installments: config.type === "DEBIT_CARD" ? 1 : plan.installments,
+          card: {
+            number: value(card, "number").replace(/[\s.-]/g, ""),
+            expMonth: month.length === 1 ? "0" + month : month,
+            expYear: value(card, "exp_year"),
+            holder: { name: value(card, "holder") },
+          },
+        },
+        amount: { value: plan.total || config.amount, currency: "BRL" },
+        billingAddress: config.billingAddress,
+        dataOnly: false,
+      },
+      beforeChallenge: function (challenge) {
+        challenge.open();
+      },
+    }).then(function (result) {
+      var status = result && result.status;
+      announce(form, "orderpay:3ds", { status: status });
+      if (status === "AUTH_FLOW_COMPLETED" && result.id) {
+        setHidden(form, "authentication_id", result.id);
+        setHidden(form, "authentication_status", status);
+        resubmit(card, form);
+      } else if (status === "AUTH_NOT_SUPPORTED" && config.type !== "DEBIT_CARD") {
+        // The issuer takes no part in 3-D Secure: the credit card is charged without it.
+        setHidden(form, "authentication_id", "");
+        setHidden(form, "authentication_status", status);
+        resubmit(card, form);
+      } else if (status === "AUTH_NOT_SUPPORTED") {
+        stop("AUTH_NOT_SUPPORTED_DEBIT");
+      } else {
+        stop(status === "CHANGE_PAYMENT_METHOD" ? "CHANGE_PAYMENT_METHOD" : "THREEDS_FAILED");
+      }
+    }, function () {
+      stop("THREEDS_FAILED");
+    });
+  }
+
+  function resubmit(card, form) {
+    card.setAttribute("data-orderpay-authenticated", "true");
+    form.removeAttribute("data-orderpay-submitting");
+    var submitter = card.orderpaySubmitter;
+    if (typeof form.requestSubmit === "function") {
+      form.requestSubmit(submitter && submitter.form === form ? submitter : undefined);
+    } else {
+      form.submit();
+    }
+  }
+
   function onSubmit(card, form, event) {
+    if (card.getAttribute("data-orderpay-authenticated") === "true") {
+      // 3-D Secure has answered: this is the submit it let through.
+      card.removeAttribute("data-orderpay-authenticated");
+      form.setAttribute("data-orderpay-submitting", "true");
+      return;
+    }
     // A second click while the first submit is on its way must not pay twice.
     if (form.getAttribute("data-orderpay-submitting") === "true") {
       event.preventDefault();
@@ -156,6 +270,46 @@
     hidden.value = result.encryptedCard;
     form.setAttribute("data-orderpay-submitting", "true");
     announce(form, "orderpay:encrypted", {});
+    var config = threedsConfig(card);
+    if (config) {
+      event.preventDefault();
+      card.orderpaySubmitter = event.submitter || null;
+      setHidden(form, "authentication_id", "");
+      setHidden(form, "authentication_status", "");
+      authenticate(card, form, config, messages);
+    }
+  }
+
+  // Installment choices for the typed card's BIN, from the shop's plans view.
+  function watchPlans(card, form) {
+    var url = card.getAttribute("data-orderpay-plans-url");
+    var select = form.querySelector('select[name$="installments"]');
+    if (!url || !select) return;
+    var asked = "";
+    card.addEventListener("input", function (event) {
+      if (!event.target || event.target.getAttribute("data-orderpay-field") !== "number") return;
+      var bin = value(card, "number").replace(/[\s.-]/g, "").slice(0, 6);
+      if (bin.length < 6 || bin === asked) return;
+      asked = bin;
+      var query = "?bin=" + bin + "&plans=" + encodeURIComponent(card.getAttribute("data-orderpay-plans"));
+      fetch(url + query, { headers: { Accept: "application/json" } }).then(function (response) {
+        return response.ok ? response.json() : null;
+      }).then(function (answer) {
+        if (!answer || !answer.plans || asked !== bin) return;
+        var chosen = select.value;
+        select.innerHTML = "";
+        answer.plans.forEach(function (plan) {
+          var option = document.createElement("option");
+          option.value = String(plan.installments);
+          option.textContent = plan.label;
+          option.setAttribute("data-total", String(plan.total));
+          select.appendChild(option);
+        });
+        if (select.querySelector('option[value="' + chosen + '"]')) select.value = chosen;
+        setHidden(form, "card_bin", bin);
+        announce(form, "orderpay:plans", answer.plans);
+      }, function () {});
+    });
   }
 
   function bind(card) {
@@ -165,6 +319,7 @@
     form.addEventListener("submit", function (event) {
       onSubmit(card, form, event);
     });
+    watchPlans(card, form);
     // Typing into a field clears the error shown next to it.
     card.addEventListener("input", function (event) {
       var field = event.target && event.target.getAttribute("data-orderpay-field");

@@ -1,0 +1,42 @@
+"""How a charge's 3-D Secure result and its buyer's interest read in the admin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from ..models import Charge, format_cents
+
+STATUS_WORDS: dict[str, Any] = {
+    "AUTHENTICATED": gettext_lazy("authenticated"),
+    "NOT_AUTHENTICATED": gettext_lazy("not authenticated"),
+}
+
+
+def threeds_summary(charge: Charge) -> str:
+    """``authenticated (3DS_...)``, ``not authenticated``, ``external, ECI 05``, or a dash."""
+    method = (charge.data or {}).get("payment_method") or {}
+    auth = method.get("authentication_method") if isinstance(method, dict) else None
+    if not isinstance(auth, dict):
+        return "-"
+    status = auth.get("status")
+    words = str(STATUS_WORDS.get(str(status), status or _("sent")))
+    if auth.get("id"):
+        return f"{words} ({auth['id']})"
+    return _("%(status)s, by another 3-D Secure server (ECI %(eci)s)") % {
+        "status": words,
+        "eci": auth.get("eci", "?"),
+    }
+
+
+def interest_summary(charge: Charge) -> str:
+    """The buyer's interest inside the amount (an installment plan's), or a dash."""
+    amount = (charge.data or {}).get("amount") or {}
+    fees = amount.get("fees") if isinstance(amount, dict) else None
+    interest = ((fees or {}).get("buyer") or {}).get("interest") or {}
+    total = interest.get("total")
+    if not isinstance(total, int) or not total:
+        return "-"
+    return format_cents(total, charge.currency)

@@ -1,0 +1,246 @@
+"""The card checkout with 3-D Secure, debit cards and installment plans with interest.
+
+:class:`CardCheckoutForm` is the :class:`~django_orderpay.forms.CardPaymentForm`
+plus what ``checkout.js`` posts after ``PagSeguro.authenticate3DS``: the
+authentication's ``3DS_`` id (``authentication_id``) and the card's first six
+digits (``card_bin``, not a secret: printed on receipts) for the installment
+plans of ``GET /charges/fees/calculate``. :class:`DebitCardForm` pays by debit:
+3-D Secure always, one installment, never stored.
+
+When 3-D Secure runs is ``ORDERPAY['THREEDS']`` (:func:`threeds_required`):
+``always``, ``never``, or ``after_decline``: only once the issuer declined a
+card of the order with a code that asks for authentication (20159, "tente
+novamente usando autenticação"), as the partner plugin's retry does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import forms
+from django.core import signing
+from django.utils.translation import gettext_lazy as _
+
+from django_orderpay import payloads, rules, services
+from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import OrderPayError
+from django_orderpay.forms import CARD_FORM_FIELDS, CardPaymentForm, add_payment_error
+from django_orderpay.models import Order, format_cents
+from django_orderpay.payloads.authentication import THREEDS_ID_PATTERN
+from django_orderpay.services.fees import InstallmentPlan, plan_for
+
+#: Issuer decline codes that ask the merchant to retry with 3-D Secure.
+AUTHENTICATION_REQUIRED_CODES = frozenset({"20159"})
+#: Salt of the signed plans parameters the page carries (amount and limits).
+PLANS_SALT = "django_orderpay.installment_plans"
+
+#: A refused authentication is said above the card (its id is in a hidden field).
+CHECKOUT_FORM_FIELDS = {
+    **CARD_FORM_FIELDS,
+    "amount.fees.buyer.interest": "installments",
+    "amount.fees.buyer.interest.installments": "installments",
+}
+
+
+def declined_for_authentication(order: Order | None) -> bool:
+    """Whether a charge of ``order`` was declined with a code asking for 3-D Secure."""
+    if order is None or order.pk is None:
+        return False
+    return order.charges.filter(
+        status="DECLINED", payment_response_code__in=AUTHENTICATION_REQUIRED_CODES
+    ).exists()
+
+
+def threeds_required(order: Order | None = None, *, mode: str | None = None) -> bool:
+    """Whether the credit-card checkout of ``order`` runs 3-D Secure (``ORDERPAY['THREEDS']``)."""
+    mode = mode or get_settings(strict=False).threeds
+    if mode == "always":
+        return True
+    return mode == "after_decline" and declined_for_authentication(order)
+
+
+def plan_label(plan: InstallmentPlan) -> str:
+    """``3x R$ 35,00 (no interest)`` / ``4x R$ 26,90 (total R$ 107,60)``, in the active language."""
+    share = format_cents(plan.installment_value)
+    if plan.interest_free:
+        return str(_("%(count)sx %(share)s (no interest)") % {"count": plan.installments,
+                                                               "share": share})  # fmt: skip
+    return str(
+        _("%(count)sx %(share)s (total %(total)s)")
+        % {"count": plan.installments, "share": share, "total": format_cents(plan.total)}
+    )
+
+
+def sign_plans(amount: int, max_installments: int, no_interest: int) -> str:
+    """What the page carries to ask for plans: the amount and limits, signed (not editable)."""
+    return signing.dumps([amount, max_installments, no_interest], salt=PLANS_SALT)
+
+
+def unsign_plans(token: str) -> tuple[int, int, int]:
+    """The signed amount and limits (``signing.BadSignature`` when tampered with)."""
+    amount, max_installments, no_interest = signing.loads(token, salt=PLANS_SALT)
+    return int(amount), int(max_installments), int(no_interest)
+
+
+class CardCheckoutForm(CardPaymentForm):
+    """A credit card, with 3-D Secure's ``authentication_id`` and fee plans by ``card_bin``.
+
+    ``threeds``: the page runs 3-D Secure (then an ``authentication_id`` is
+    required: a card whose issuer takes no part in 3-D Secure comes back with
+    none, and pays without it unless ``allow_not_supported`` is False; that
+    status is the browser's word, so a shop that must never charge an
+    unauthenticated card sets it False, as the official plugin does). ``fee_plans``: installments
+    are priced by ``services.installment_plans`` (the charge's amount then
+    includes the buyer's interest); ``max_installments_no_interest`` is how
+    many the shop absorbs.
+    """
+
+    payment_type = "CREDIT_CARD"
+
+    authentication_id = forms.RegexField(
+        regex=rf"^{THREEDS_ID_PATTERN}$", required=False, widget=forms.HiddenInput
+    )
+    #: The authenticate3DS status the page ended with (AUTH_NOT_SUPPORTED: none).
+    authentication_status = forms.CharField(required=False, max_length=32, widget=forms.HiddenInput)
+    card_bin = forms.RegexField(regex=r"^[0-9]{6}$", required=False, widget=forms.HiddenInput)
+
+    def __init__(
+        self,
+        *args: Any,
+        threeds: bool = False,
+        allow_not_supported: bool = True,
+        fee_plans: bool = False,
+        max_installments_no_interest: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.threeds = threeds
+        self.allow_not_supported = allow_not_supported
+        self.fee_plans = fee_plans
+        self.max_installments_no_interest = max_installments_no_interest
+        self.amount = kwargs.get("amount")
+        self.plan: InstallmentPlan | None = None
+        self.max_installments = kwargs.get("max_installments", rules.MAX_INSTALLMENTS)
+        if fee_plans and "installments" in self.fields:
+            # Any count up to the limit may come back: the plans of the card's BIN
+            # decide in clean(). Until the page knows the BIN, it offers one.
+            field = cast(forms.ChoiceField, self.fields["installments"])
+            field.choices = [(n, f"{n}x") for n in range(1, self.max_installments + 1)]
+
+    @property
+    def plans_token(self) -> str:
+        """The signed parameters ``checkout.js`` sends to the plans view."""
+        return sign_plans(
+            self.amount or 0, self.max_installments, self.max_installments_no_interest
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.threeds and not data.get("authentication_id"):
+            not_supported = data.get("authentication_status") == "AUTH_NOT_SUPPORTED"
+            if not (not_supported and self.allow_not_supported):
+                self.add_error(
+                    None, _("The card was not authenticated by its bank: please try again.")
+                )
+        installments = data.get("installments") or 1
+        if self.fee_plans and self.amount and installments > 1:
+            self.plan = self._plan(data.get("card_bin") or "", installments)
+        return data
+
+    def _plan(self, card_bin: str, installments: int) -> InstallmentPlan | None:
+        if not card_bin:
+            self.add_error("installments", _("Type the card number to see its installments."))
+            return None
+        try:
+            plans = services.installment_plans(
+                self.amount or 0,
+                card_bin=card_bin,
+                max_installments=self.max_installments,
+                max_installments_no_interest=self.max_installments_no_interest,
+            )
+        except OrderPayError as error:
+            add_payment_error(self, error, CHECKOUT_FORM_FIELDS)
+            return None
+        plan = plan_for(plans, installments)
+        if plan is None:
+            self.add_error("installments", _("This card does not offer that many installments."))
+        return plan
+
+    def authentication(self) -> payloads.AuthenticationMethod | None:
+        auth_id = self.cleaned_data.get("authentication_id")
+        return payloads.AuthenticationMethod.threeds(auth_id) if auth_id else None
+
+    def charge(
+        self,
+        amount: int,
+        *,
+        reference_id: str | None = None,
+        description: str | None = None,
+        capture: bool = True,
+        soft_descriptor: str | None = None,
+    ) -> payloads.ChargeRequest:
+        """The charge: the plan's total (interest included) and the authentication, if any."""
+        charge = super().charge(
+            amount,
+            reference_id=reference_id,
+            description=description,
+            capture=capture,
+            soft_descriptor=soft_descriptor,
+        )
+        method = charge.payment_method
+        assert isinstance(method, payloads.PaymentMethod)
+        value = self.plan.amount() if self.plan is not None else payloads.Amount(amount)
+        return payloads.ChargeRequest(
+            amount=value,
+            payment_method=payloads.PaymentMethod(
+                card=method.card,
+                installments=method.installments,
+                capture=method.capture,
+                soft_descriptor=method.soft_descriptor,
+                type=self.payment_type,
+                authentication_method=self.authentication(),
+            ),
+            reference_id=charge.reference_id,
+            description=charge.description,
+        )
+
+    def pay(self, order: Order, amount: int, **charge_options: Any) -> Order | None:
+        try:
+            return services.pay_order(order, [self.charge(amount, **charge_options)])
+        except OrderPayError as error:
+            add_payment_error(self, error, CHECKOUT_FORM_FIELDS)
+            return None
+
+
+class DebitCardForm(CardCheckoutForm):
+    """A debit card: authenticated with 3-D Secure, one installment, captured, never stored."""
+
+    payment_type = "DEBIT_CARD"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.update(threeds=True, fee_plans=False)
+        super().__init__(*args, **kwargs)
+        del self.fields["installments"]
+        self.fields.pop("save_card", None)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("authentication_id") and not self.errors:
+            # AUTH_NOT_SUPPORTED ends a debit payment: there is no debit without 3-D Secure.
+            self.add_error(
+                None,
+                _("This card cannot be authenticated for debit: choose another card or method."),
+            )
+        data["installments"] = 1
+        return data
+
+    @property
+    def stores_card(self) -> bool:
+        return False
+
+
+def plan_choices(plans: list[InstallmentPlan]) -> list[dict[str, Any]]:
+    """The plans as ``checkout.js`` shows them: count, label and total (cents)."""
+    return [
+        {"installments": p.installments, "label": plan_label(p), "total": p.total} for p in plans
+    ]

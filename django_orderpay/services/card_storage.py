@@ -1,0 +1,51 @@
+"""A card stored without a charge (``POST /tokens/cards``): an "add a card" page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_orderpay import payloads
+from django_orderpay.client import OrderPayClient
+from django_orderpay.exceptions import FieldError, PayloadError
+from django_orderpay.models import CardToken
+from django_orderpay.sync.cards import sync_stored_card
+
+from ._common import check_user, client_or_default
+
+__all__ = ["store_card"]
+
+
+def _body(card: payloads.Card) -> dict[str, Any]:
+    """The body: an encrypted card (the holder's name beside it) or a raw one."""
+    if not isinstance(card, payloads.Card):
+        raise PayloadError([FieldError("card", "must be a payloads.Card (encrypted or raw)")])
+    if card.kind not in ("encrypted", "raw"):
+        raise PayloadError([FieldError("card", "must be an encrypted or a raw card, not a token")])
+    if card.store is not None:
+        raise PayloadError([FieldError("card.store", "is not sent: this call only stores")])
+    card.validate("card")
+    body = card.to_dict()
+    if card.kind == "encrypted":
+        # "Caso este parâmetro for preenchido, nenhum outro parâmetro deverá ser
+        # enviado" (the holder is the documented exception).
+        body = {key: body[key] for key in ("encrypted", "holder") if key in body}
+    return body
+
+
+def store_card(
+    card: payloads.Card, *, user: Any, client: OrderPayClient | None = None
+) -> CardToken:
+    """Store ``card`` for ``user`` without charging it; the new :class:`CardToken`.
+
+    A stored card belongs to a user, so ``user`` must be a saved, logged-in
+    user. The answer is mirrored through ``sync`` (the user's older token of
+    the same card is replaced, ``card_stored`` is sent); the token then pays
+    like any other (``pay_with_card_token``, its owner only). Refusals raise
+    ``ProviderError`` with the provider's code (``card_cannot_be_stored``,
+    ``card_brand_not_supported``...).
+    """
+    owner = check_user(user)
+    if owner is None:
+        raise PayloadError([FieldError("user", "a stored card needs a logged-in owner")])
+    answer = client_or_default(client).store_card(_body(card))
+    return sync_stored_card(answer, owner_id=owner.pk)

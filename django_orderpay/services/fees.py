@@ -1,0 +1,123 @@
+"""Installment plans with their interest (``GET /charges/fees/calculate``), cached by BIN.
+
+The plans depend on the amount, the card's BIN (its brand) and the merchant's
+choices, and change rarely: like the official plugins, the answer is kept 15
+minutes in Django's cache, keyed by those and by the account, so a checkout
+that asks again as the shopper types does not call the provider each time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache
+
+from django_orderpay import payloads, rules
+from django_orderpay.client import OrderPayClient
+from django_orderpay.conf import get_settings
+from django_orderpay.exceptions import FieldError, PayloadError, ProviderError
+
+from ._common import check_amount, client_or_default
+
+#: How long plans are reused (the official WooCommerce plugin's 15 minutes).
+PLANS_TTL = 15 * 60
+#: Part of every key: :func:`clear_installment_plans_cache` moves it on, so older
+#: entries are never read again (a cache backend cannot delete by prefix).
+_generation = [0]
+
+
+def clear_installment_plans_cache() -> None:
+    """Forget the cached plans of this process (tests; or after the fees changed)."""
+    _generation[0] += 1
+
+
+@dataclass(frozen=True)
+class InstallmentPlan:
+    """One choice: ``installments`` of ``installment_value`` cents; ``total`` includes
+    ``interest`` (0 when the merchant absorbs it)."""
+
+    installments: int
+    installment_value: int
+    total: int
+    interest: int
+
+    @property
+    def interest_free(self) -> bool:
+        return self.interest == 0
+
+    def amount(self) -> payloads.Amount:
+        """The charge's ``amount`` for this plan: the total, with the buyer's interest."""
+        fees = payloads.BuyerInterest(self.interest, self.installments) if self.interest else None
+        return payloads.Amount(self.total, fees=fees)
+
+
+def _plans(answer: Any) -> list[InstallmentPlan]:
+    credit = (answer or {}).get("payment_methods", {}).get("credit_card", {})
+    brand: dict[str, Any] = next(iter(credit.values()), {}) if isinstance(credit, dict) else {}
+    plans = []
+    for entry in brand.get("installment_plans") or []:
+        amount = entry.get("amount") or {}
+        interest = (((amount.get("fees") or {}).get("buyer") or {}).get("interest") or {}).get(
+            "total"
+        ) or 0
+        plans.append(
+            InstallmentPlan(
+                installments=int(entry["installments"]),
+                installment_value=int(entry["installment_value"]),
+                total=int(amount.get("value", 0)),
+                interest=int(interest),
+            )
+        )
+    if not plans:
+        raise ProviderError(
+            "the provider's fee answer has no installment plans",
+            method="GET",
+            path="/charges/fees/calculate",
+        )
+    return plans
+
+
+def installment_plans(
+    value: int,
+    *,
+    card_bin: str,
+    max_installments: int = rules.MAX_INSTALLMENTS,
+    max_installments_no_interest: int = 0,
+    client: OrderPayClient | None = None,
+) -> list[InstallmentPlan]:
+    """The plans for ``value`` cents on the card whose first 6 (or 8) digits are ``card_bin``.
+
+    ``max_installments_no_interest`` (0, or 2 to 12) is how many installments
+    the merchant absorbs the fee for. Raises ``PayloadError`` for bad
+    arguments and ``ProviderError`` for the provider's refusals (such as
+    ``fees_not_configured``). Cached :data:`PLANS_TTL` seconds.
+    """
+    check_amount(value, "value")
+    if not rules.is_digits(card_bin, (6, 8)):
+        raise PayloadError([FieldError("card_bin", "must be the card's first 6 or 8 digits")])
+    conf = get_settings()
+    account = hashlib.sha256((conf.token or "").encode()).hexdigest()[:16]
+    key = (
+        f"orderpay:fees:{_generation[0]}:{conf.base_url}:{account}:{value}:{card_bin}:"
+        f"{max_installments}:{max_installments_no_interest}"
+    )
+    if client is None:
+        cached = cache.get(key)
+        if cached is not None:
+            return [InstallmentPlan(**plan) for plan in cached]
+    answer = client_or_default(client).calculate_fees(
+        value,
+        credit_card_bin=card_bin,
+        max_installments=max_installments,
+        max_installments_no_interest=max_installments_no_interest,
+    )
+    plans = _plans(answer)
+    cache.set(key, [plan.__dict__ for plan in plans], PLANS_TTL)
+    return plans
+
+
+def plan_for(plans: list[InstallmentPlan], installments: int) -> InstallmentPlan | None:
+    """The plan of ``installments`` among ``plans`` (None when not offered)."""
+    return next((plan for plan in plans if plan.installments == installments), None)

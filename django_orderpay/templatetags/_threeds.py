@@ -1,0 +1,87 @@
+"""What the card form's 3-D Secure needs in the page (not a tag library: a helper of ``orderpay``).
+
+The session is made on the server with the merchant's token
+(``services.create_3ds_session``); only the session, the ``env`` and the
+shopper's data for ``authenticate3DS`` (name, e-mail, phones, address) reach
+the page, with the messages ``checkout.js`` shows for each outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext as _
+
+from django_orderpay import services
+from django_orderpay.exceptions import OrderPayError
+from django_orderpay.models import Order
+
+logger = logging.getLogger("django_orderpay.templatetags")
+
+
+def _address(address: dict[str, Any]) -> dict[str, str]:
+    """An Orders API address in the SDK's words (``regionCode``, ``postalCode``)."""
+    names = {
+        "street": "street",
+        "number": "number",
+        "complement": "complement",
+        "region_code": "regionCode",
+        "country": "country",
+        "city": "city",
+        "postal_code": "postalCode",
+    }
+    return {ours: str(address[theirs]) for theirs, ours in names.items() if address.get(theirs)}
+
+
+def threeds_messages() -> dict[str, str]:
+    """What checkout.js says for each way 3-D Secure can end, in the active language."""
+    return {
+        "CHANGE_PAYMENT_METHOD": _(
+            "Your bank did not authenticate this card. Choose another card or payment method."
+        ),
+        "AUTH_NOT_SUPPORTED_DEBIT": _(
+            "This card cannot be authenticated for debit: choose another card or method."
+        ),
+        "THREEDS_FAILED": _(
+            "The card could not be authenticated right now. Please try again in a moment."
+        ),
+        "THREEDS_UNAVAILABLE": _(
+            "Card authentication is unavailable right now; please reload the page."
+        ),
+    }
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    return value.to_dict() if hasattr(value, "to_dict") else dict(value)
+
+
+def threeds_config(
+    form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
+) -> dict[str, Any]:
+    """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data."""
+    try:
+        session = services.create_3ds_session()
+    except OrderPayError as error:
+        # The page still renders; checkout.js then says 3-D Secure is unavailable.
+        logger.warning("no 3-D Secure session for the checkout page: %s", error)
+        session = None
+    data = (order.data if order is not None else None) or {}
+    customer = _as_dict(customer) or data.get("customer") or {}
+    address = _as_dict(address) or ((data.get("shipping") or {}).get("address")) or {}
+    return {
+        "session": session.session if session else "",
+        "env": session.env if session else "",
+        "type": getattr(form, "payment_type", "CREDIT_CARD"),
+        "amount": getattr(form, "amount", None) or 0,
+        "customer": {
+            "name": customer.get("name", ""),
+            "email": customer.get("email", ""),
+            "phones": customer.get("phones") or [],
+        },
+        "billingAddress": _address(address),
+        "messages": threeds_messages(),
+    }
