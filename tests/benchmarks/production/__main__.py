@@ -31,7 +31,7 @@ def load_average() -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.production")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per mode (default 3)")
-    parser.add_argument("--posts", type=int, default=2400, help="posts per run (default 2400)")
+    parser.add_argument("--posts", type=int, default=2000, help="posts per run (default 2000)")
     parser.add_argument(
         "--backlog", type=int, default=10_000, help="deliveries the workers drain (default 10000)"
     )

@@ -2,8 +2,8 @@
 --
 -- BODIES names a file of lines "<x-authenticity-token or -> <body>". Thread n
 -- of THREADS takes lines n, n + THREADS...; once its share is answered it
--- stops and leaves a file named n in DONE_DIR (while it waits for its last
--- answers, its idle connections GET the path, a 405 left out of the counts). wrk itself runs until its -d
+-- leaves a file named n in DONE_DIR (once its share is sent, its connections
+-- GET the path instead, a 405 left out of the counts). wrk itself runs until its -d
 -- duration: the benchmark interrupts it (SIGINT) when every thread is done,
 -- and wrk's summary then covers the real run. done() prints one JSON line
 -- the benchmark reads.
@@ -62,9 +62,10 @@ function response(status, headers, body)
    answered = answered + 1
    statuses[status] = (statuses[status] or 0) + 1
    if answered == #requests_out then
+      -- Not wrk.thread:stop(): a stopped thread leaves its connections open, and a
+      -- gunicorn sync worker that accepted one waits on it until its timeout.
       local marker = io.open(os.getenv("DONE_DIR") .. "/" .. id, "w")
       marker:close()
-      wrk.thread:stop()
    end
 end
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
 from ..bare import insert_body
 
 
 @csrf_exempt
+@require_POST
 def bare_view(request: HttpRequest) -> HttpResponse:
     """The least a notification endpoint can do and keep it: store the body, one INSERT."""
     insert_body(request.body)
