@@ -33,6 +33,10 @@ SPLIT_RECEIVERS: Final = (2, 15)
 SPLITS_KEYS: Final = frozenset({"method", "receivers"})
 RECEIVER_KEYS: Final = frozenset({"account", "amount", "reason", "configurations", "type"})
 RECEIVER_TYPES: Final = ("PRIMARY", "SECONDARY")
+#: An order's and a charge's id as this package accepts them from outside (a notification's
+#: body, ``orderpay_sync --order``): the prefix and up to 59 characters safe in a URL path.
+ORDER_ID_PATTERN: Final = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
+CHARGE_ID_PATTERN: Final = re.compile(r"CHAR_[A-Za-z0-9_-]{1,59}")
 #: ``ACCO_`` + upper-case UUID, as the spec's identifiers are: a split receiver's account.
 ACCOUNT_ID_PATTERN: Final = r"ACCO_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
 #: The largest JSON body either side reads (our choice: a whole Order JSON is a few KiB,

@@ -76,3 +76,17 @@ def test_a_receiver_builder_sends_its_type_and_refuses_a_wrong_one():
             {"charges": [charge(10000, splits=_split_body(MERCHANT, primary_type="MAIN"))]}
         )
     assert [e.path for e in caught.value.errors] == ["charges[0].splits.receivers[0].type"]
+
+
+def test_provider_id_patterns_and_the_error_length_have_one_home():
+    from django_orderpay.management.commands import orderpay_sync
+    from django_orderpay.models.base import ERROR_TEXT_KEPT
+    from django_orderpay.notifications import recording
+    from django_orderpay.services import operations
+
+    assert verification._ORDER_ID is orderpay_sync._ORDER_ID is rules.ORDER_ID_PATTERN
+    assert verification._CHARGE_ID is rules.CHARGE_ID_PATTERN
+    assert recording.MAX_ERROR_LENGTH is operations.MAX_ERROR_LENGTH is ERROR_TEXT_KEPT
+    assert rules.ORDER_ID_PATTERN.fullmatch("ORDE_" + "A" * 59)
+    assert not rules.ORDER_ID_PATTERN.fullmatch("ORDE_" + "A" * 60)  # the first refused
+    assert not rules.ORDER_ID_PATTERN.fullmatch("ORDE_../charges")

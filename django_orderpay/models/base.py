@@ -6,6 +6,9 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+#: The longest error text kept on a row (an operation's, a notification delivery's).
+ERROR_TEXT_KEPT = 2000
+
 
 def attname(model: type[models.Model], name: str) -> str:
     """The attribute a concrete field's value lives in (``card_token`` -> ``card_token_id``)."""

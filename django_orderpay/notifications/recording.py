@@ -36,13 +36,14 @@ from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, redact_headers
+from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert_new
 
 #: Longest error text kept (a traceback is kept whole, tracebacks are bounded).
-MAX_ERROR_LENGTH = 2000
+MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
 #: What a duplicate's ``error`` says (followed by the first copy's id).
 COPY_OF = "a copy of delivery "
 

@@ -18,7 +18,6 @@ import hashlib
 import hmac
 import json
 import logging
-import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,8 +32,8 @@ AUTHENTICITY_HEADER: Final = "x-authenticity-token"
 JSON_MEDIA_TYPE: Final = "application/json"
 #: The provider's notifications are a few kilobytes; anything near this is not one.
 DEFAULT_MAX_BODY_SIZE: Final = rules.MAX_BODY_SIZE
-_ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
-_CHARGE_ID = re.compile(r"CHAR_[A-Za-z0-9_-]{1,59}")
+_ORDER_ID = rules.ORDER_ID_PATTERN
+_CHARGE_ID = rules.CHARGE_ID_PATTERN
 #: ``Content-Encoding`` values :func:`decode_body` undoes ("identity" is no encoding).
 GZIP_ENCODINGS: Final = frozenset({"gzip", "x-gzip"})
 

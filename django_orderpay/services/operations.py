@@ -54,6 +54,7 @@ from django_orderpay.models import (
     OperationState,
     Order,
 )
+from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import sync_charge, sync_order, sync_transaction
 
@@ -70,7 +71,7 @@ GRACE = dt.timedelta(minutes=2)
 #: could act again, so older open operations are left for staff to check.
 REPLAY_WINDOW = dt.timedelta(hours=24)
 #: Longest error text kept on an operation.
-MAX_ERROR_LENGTH = 2000
+MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
 
 Mirrored = Order | Charge
 

@@ -35,13 +35,13 @@ an argument is wrong.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 from django.utils import timezone
 
+from django_orderpay import rules
 from django_orderpay.conf import MAX_SYNC_CONCURRENCY, get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Operation, OperationState, Order
@@ -49,7 +49,7 @@ from django_orderpay.services import operations
 
 from ._fetching import Progress, fetch_all
 
-_ORDER_ID = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
+_ORDER_ID = rules.ORDER_ID_PATTERN
 
 
 class Command(BaseCommand):
