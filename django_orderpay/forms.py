@@ -24,7 +24,6 @@ from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import payloads, rules, services
 from django_orderpay.exceptions import (
-    ErrorMessage,
     OrderPayError,
     OutcomeUnknown,
     PayloadError,
@@ -32,6 +31,7 @@ from django_orderpay.exceptions import (
     ProviderUnavailable,
 )
 from django_orderpay.models import CardToken, Order, format_cents
+from django_orderpay.shopper_messages import refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -131,12 +131,17 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         logger.warning("payment not sent: provider unavailable (%s)", error.reason or error)
         form.add_error(None, UNAVAILABLE_MESSAGE)
         return
-    elif isinstance(error, ProviderError) and error.error_messages:
-        problems = [(m.parameter_name or "", _provider_message(m)) for m in error.error_messages]
     elif isinstance(error, ProviderError):
+        # The codes are for staff (the log, the admin); the shopper reads what to do.
         logger.warning("payment refused: %s", error)
-        detail = _("the payment service refused it (HTTP %(status)s)") % {"status": error.status}
-        problems = [("", str(detail))]
+        entry = error.error_messages[0] if error.error_messages else None
+        field = _field_for(entry.parameter_name or "", fields) if entry else None
+        shown = str(refusal_message(error))
+        if field is not None and field in form.fields:
+            form.add_error(field, _field_message(form, field, shown))
+        else:
+            form.add_error(None, shown)
+        return
     else:  # our own errors say what is wrong and never carry card data
         problems = [("", str(error))]
     for path, message in problems:
@@ -146,12 +151,6 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         else:
             detail = f"{path}: {message}" if path else message
             form.add_error(None, _("The payment was refused: %(detail)s") % {"detail": detail})
-
-
-def _provider_message(message: ErrorMessage) -> str:
-    """One of the provider's ``error_messages`` as ``description (code)``."""
-    description = message.description or _("refused")
-    return f"{description} ({message.code})"
 
 
 def _field_message(form: forms.Form, field: str, detail: str) -> str:
