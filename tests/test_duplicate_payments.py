@@ -149,3 +149,29 @@ def test_the_shop_refunds_a_pix_paid_after_the_card(
     assert (card.status, card.amount_refunded) == (ChargeStatus.PAID, 0)
     assert status_json(client, purchase)["status"] == "PAID"
     assert len(shop.order_ids()) == 2 == Order.objects.count()
+
+
+# --- the admin ------------------------------------------------------------------------
+
+
+def test_the_admin_lists_and_shows_a_purchase_paid_twice(
+    orderpay_emulator, purchase_object, django_user_model
+):
+    from tests.admin_support import changelist, client_for, make_user
+
+    waiting = pix_order("dup-pix", purchase_object)
+    first = card_order("dup-card", purchase_object)
+    lone = card_order("lone", None)
+    second = simulate_pix_payment(waiting)
+    boss = client_for(make_user("boss", superuser=True))
+
+    listed = boss.get(changelist("order") + "?paid_twice=yes").context["cl"].result_list
+    page = boss.get(reverse("admin:django_orderpay_order_change", args=[second.pk]))
+
+    assert sorted(order.pk for order in listed) == sorted([first.pk, second.pk])
+    assert lone.pk not in [order.pk for order in listed]
+    assert first.charges.get().provider_id in page.content.decode()
+
+    cancel_charge(second.charges.get())  # refunded: paid once again
+    listed = boss.get(changelist("order") + "?paid_twice=yes").context["cl"].result_list
+    assert list(listed) == []

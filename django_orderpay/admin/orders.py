@@ -25,6 +25,7 @@ from .display import (
     status_badge,
     status_label,
 )
+from .duplicates import DuplicatePaymentsField, PaidTwiceFilter
 from .methods import QrCodeInline, payment_summary
 from .object_actions import ObjectActionsMixin
 from .operations import OperationInline
@@ -129,7 +130,7 @@ class DeepLinkInline(ReadOnlyInline, admin.StackedInline):
 
 
 @admin.register(Order)
-class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
+class OrderAdmin(DuplicatePaymentsField, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     list_display = (
         "provider_id",
         "reference_id",
@@ -140,7 +141,7 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         "total_refunded",
         "created",
     )
-    list_filter = ("status", ChargeStatusFilter, "created_at")
+    list_filter = ("status", ChargeStatusFilter, PaidTwiceFilter, "created_at")
     search_fields = (
         "provider_id",  # part of an id finds it, the id of one of its charges too
         "charges__provider_id",
@@ -167,7 +168,15 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         ),
         (
             _("Money"),
-            {"fields": ("items_total", "total_paid", "total_refunded", "splits")},
+            {
+                "fields": (
+                    "items_total",
+                    "total_paid",
+                    "total_refunded",
+                    "other_payments",
+                    "splits",
+                )
+            },
         ),
         (_("Provider"), {"fields": ("notification_urls", "created_at", "synced_at")}),
     )
@@ -184,6 +193,7 @@ class OrderAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
         "items_total",
         "total_paid",
         "total_refunded",
+        "other_payments",
         "splits",
         "notification_urls",
         "created_at",
