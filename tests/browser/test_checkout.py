@@ -30,7 +30,7 @@ from playwright.sync_api import Browser, Page, Request, expect
 
 from django_orderpay.cardcrypto import decrypt_card
 from django_orderpay.emulator import IN_ANALYSIS_CARD
-from django_orderpay.models import Deeplink, Order
+from django_orderpay.models import DeepLink, Order
 from example_project.shop.models import Product
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -391,11 +391,11 @@ def phone(browser: Browser, traffic: Traffic) -> Iterator[Page]:
     context.close()
 
 
-def pay_in_the_app(page: Page, shop: Shop) -> Deeplink:
+def pay_in_the_app(page: Page, shop: Shop) -> DeepLink:
     fill_cart_and_check_out(page, shop)
     page.get_by_test_id("pay-app").click()
     expect(status_label(page)).to_have_text("Waiting for payment in the PagBank app")
-    return Deeplink.objects.get()
+    return DeepLink.objects.get()
 
 
 def test_deeplink_on_a_phone_paid_through_the_simulator(phone, shop, traffic):
