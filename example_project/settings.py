@@ -117,7 +117,16 @@ ORDERPAY = {
     "NOTIFICATION_URL": env.str(
         "ORDERPAY_NOTIFICATION_URL", default=SITE_URL + "/orderpay/notifications/"
     ),
+    # The demo authenticates every card payment with 3-D Secure (the emulator's
+    # bank asks some cards for a code: docs/3ds.md has the test cards).
+    "THREEDS": env.str("ORDERPAY_THREEDS", default="always"),
 }
+#: The card checkout's installments come from the provider's fee plans (the
+#: buyer pays the interest past SHOP_INSTALLMENTS_NO_INTEREST installments).
+SHOP_FEE_PLANS = env.bool("SHOP_FEE_PLANS", default=True)
+SHOP_INSTALLMENTS_NO_INTEREST = env.int("SHOP_INSTALLMENTS_NO_INTEREST", default=3)
+#: The payment page offers debit cards (always with 3-D Secure).
+SHOP_DEBIT_CARDS = env.bool("SHOP_DEBIT_CARDS", default=True)
 #: The shop mounts the emulator only where it is the configured provider.
 SHOP_SERVE_EMULATOR = ORDERPAY_ENVIRONMENT == "emulator"
 

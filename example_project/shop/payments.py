@@ -20,7 +20,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from django_orderpay import payloads, rules, services
-from django_orderpay.models import Charge, ChargeStatus, DeepLink, Order, OrderStatus, QrCode
+from django_orderpay.models import (
+    Charge,
+    ChargeStatus,
+    DeepLink,
+    Order,
+    OrderStatus,
+    QrCode,
+    format_cents,
+)
+from django_orderpay.shopper_messages import decline_message
 
 from .models import Purchase
 
@@ -247,12 +256,9 @@ class PaymentState:
                 )
             return ""
         if charge.status == ChargeStatus.DECLINED:
-            message = charge.payment_response_message or _("declined")
-            if charge.payment_response_code:
-                message = f"{message} ({charge.payment_response_code})"
-            return _("The payment was declined: %(reason)s. You may try another card.") % {
-                "reason": message
-            }
+            # What the shopper can do; the code is for staff (the admin shows it).
+            reason = decline_message(charge.payment_response_code)
+            return _("The payment was declined. %(reason)s") % {"reason": reason}
         how = self._how_paid(charge)
         if charge.status == ChargeStatus.PAID:
             if charge.installments > 1:
@@ -282,6 +288,19 @@ class PaymentState:
         if self.deeplink is not None:
             return _(" in the PagBank app%(card)s") % {"card": card}
         return card
+
+    @property
+    def refund_note(self) -> str:
+        """``Partially refunded: R$ 38,90`` or ``Refunded: R$ 154,70``; "" when nothing was."""
+        if self.order is None:
+            return ""
+        paid, refunded = self.order.total_paid, self.order.total_refunded
+        if not refunded:
+            return ""
+        amount = format_cents(refunded)
+        if refunded < paid:
+            return _("Partially refunded: %(amount)s") % {"amount": amount}
+        return _("Refunded: %(amount)s") % {"amount": amount}
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -6,7 +6,7 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 from django.views.i18n import set_language
 
-from . import views
+from . import account_views, card_views, demo_views, payment_views, views
 
 app_name = "shop"
 
@@ -15,24 +15,37 @@ urlpatterns = [
     path("cart/", views.cart, name="cart"),
     path("cart/add/<int:product_id>/", views.cart_add, name="cart_add"),
     path("checkout/", views.checkout, name="checkout"),
-    path("orders/<uuid:reference>/", views.status, name="status"),
-    path("orders/<uuid:reference>/status.json", views.status_json, name="status_json"),
-    path("orders/<uuid:reference>/pay/", views.pay, name="pay"),
-    path("orders/<uuid:reference>/pay/card/", views.pay_card, name="pay_card"),
-    path("orders/<uuid:reference>/pay/saved-card/", views.pay_saved_card, name="pay_saved_card"),
-    path("orders/<uuid:reference>/pay/app/", views.pay_in_app, name="pay_in_app"),
-    path("orders/<uuid:reference>/pay/pix/", views.pay_pix, name="pay_pix"),
-    path("orders/<uuid:reference>/pay/boleto/", views.pay_boleto, name="pay_boleto"),
+    path("orders/<uuid:reference>/", payment_views.status, name="status"),
+    path("orders/<uuid:reference>/status.json", payment_views.status_json, name="status_json"),
+    path("orders/<uuid:reference>/pay/", payment_views.pay, name="pay"),
+    path("orders/<uuid:reference>/pay/card/", payment_views.pay_card, name="pay_card"),
+    path(
+        "orders/<uuid:reference>/pay/saved-card/",
+        payment_views.pay_saved_card,
+        name="pay_saved_card",
+    ),
+    path("orders/<uuid:reference>/pay/debit/", card_views.pay_debit, name="pay_debit"),
+    path("orders/<uuid:reference>/pay/app/", payment_views.pay_in_app, name="pay_in_app"),
+    path("orders/<uuid:reference>/pay/pix/", payment_views.pay_pix, name="pay_pix"),
+    path("orders/<uuid:reference>/pay/boleto/", payment_views.pay_boleto, name="pay_boleto"),
     path(
         "orders/<uuid:reference>/pay/pix/simulate/",
-        views.simulate_pix_payment,
+        payment_views.simulate_pix_payment,
         name="simulate_pix_payment",
     ),
     path(
         "orders/<uuid:reference>/pay/app/simulate/",
-        views.simulate_app_payment,
+        payment_views.simulate_app_payment,
         name="simulate_app_payment",
     ),
+    path(
+        "orders/<uuid:reference>/demo/resolve-analysis/",
+        demo_views.resolve_analysis,
+        name="resolve_analysis",
+    ),
+    path("accounts/purchases/", account_views.purchases, name="purchases"),
+    path("accounts/cards/", account_views.cards, name="cards"),
+    path("accounts/cards/add/", card_views.add_card, name="add_card"),
     path("accounts/login/", views.ShopLoginView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="shop:products"), name="logout"),
     # Django's own view: remembers the choice in a cookie, then back to ``next``.

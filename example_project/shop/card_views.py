@@ -1,0 +1,131 @@
+"""Cards beyond the plain card form: 3-D Secure, debit, installment plans, "add a card".
+
+- The card form of the payment page is a :class:`~django_orderpay.checkout.CardCheckoutForm`:
+  3-D Secure as ``ORDERPAY['THREEDS']`` says (the demo: always), installments
+  priced by the card's BIN when ``SHOP_FEE_PLANS`` is on (the shop absorbs
+  the fee of ``SHOP_INSTALLMENTS_NO_INTEREST`` installments).
+- ``pay_debit``: a debit card, always authenticated.
+- ``add_card``: a logged-in shopper stores a card without paying
+  (``services.store_card``); it is then among their saved cards, and pays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from django_orderpay import payloads, services
+from django_orderpay.checkout import CHECKOUT_FORM_FIELDS, CardCheckoutForm, DebitCardForm
+from django_orderpay.checkout import threeds_required as needs_threeds
+from django_orderpay.exceptions import OrderPayError
+from django_orderpay.forms import CardPaymentForm, add_payment_error
+
+from .models import Purchase
+from .payments import _address, card_order, order_payload
+from .views import page
+
+
+def _existing_card_order(purchase: Purchase) -> Any:
+    orders = purchase.payment_orders().filter(deeplink__isnull=True, qr_codes__isnull=True)
+    return orders.exclude(charges__payment_method="BOLETO").first()
+
+
+def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> Any:
+    """The payment page's card form for ``purchase`` (bound to ``data`` when posted)."""
+    return CardCheckoutForm(
+        data,
+        user=request.user,
+        amount=purchase.total,
+        threeds=needs_threeds(_existing_card_order(purchase)),
+        fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
+        max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
+    )
+
+
+def debit_offered() -> bool:
+    """Whether the payment page offers debit cards (``SHOP_DEBIT_CARDS``)."""
+    return bool(getattr(settings, "SHOP_DEBIT_CARDS", False))
+
+
+def debit_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> DebitCardForm:
+    return DebitCardForm(data, user=request.user, amount=purchase.total, prefix="debit")
+
+
+def shopper(purchase: Purchase) -> dict[str, Any]:
+    """Who pays, for ``authenticate3DS`` before any provider order exists."""
+    customer = order_payload(purchase).customer
+    return {"customer": customer, "address": _address(purchase)}
+
+
+def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> HttpResponse:
+    """Pay ``purchase`` with a bound card ``form``; ``back`` redirects a refusal to the page."""
+    if form.is_valid():
+        try:
+            order = card_order(purchase, request.user)
+        except OrderPayError as error:
+            add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
+        else:
+            description = f"Purchase {purchase.pk}"
+            paid = form.pay(
+                order, purchase.total, reference_id=purchase.reference_id, description=description
+            )
+            if paid is not None:
+                return redirect(purchase)
+            if getattr(form, "outcome_unknown", None) is not None:
+                messages.warning(request, form.non_field_errors()[0])
+                return redirect(purchase)
+    return back(request, purchase, form)
+
+
+@require_POST
+def pay_debit(request: HttpRequest, reference: str) -> HttpResponse:
+    from .payment_views import _back_to_payment, _unless_payable, purchase_view
+
+    @purchase_view
+    def view(request: HttpRequest, purchase: Purchase) -> HttpResponse:
+        refusal = _unless_payable(request, purchase)
+        if refusal is not None:
+            return refusal
+        if not debit_offered():
+            raise Http404("debit cards are not offered")
+        form = debit_form(request, purchase, request.POST)
+        return pay_with(request, purchase, form, _back_to_payment)
+
+    return view(request, reference)
+
+
+class AddCardForm(CardPaymentForm):
+    """A card to store: the encrypted card and its holder's name, nothing to pay."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        del self.fields["installments"]
+        self.fields.pop("save_card", None)
+
+    def card(self) -> payloads.Card:
+        return payloads.Card.from_encrypted(
+            self.cleaned_data["encrypted_card"], holder=self.cleaned_data["holder_name"]
+        )
+
+
+@login_required(login_url="shop:login")
+@require_http_methods(["GET", "POST"])
+def add_card(request: HttpRequest) -> HttpResponse:
+    """Store a card for the logged-in shopper without a charge; back to their saved cards."""
+    form = AddCardForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            token = services.store_card(form.card(), user=request.user)
+        except OrderPayError as error:
+            add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
+        else:
+            messages.success(request, _("%(card)s was saved.") % {"card": token})
+            return redirect("shop:cards")
+    return page(request, "shop/add_card.html", {"form": form})
