@@ -8,6 +8,8 @@ import pytest
 from django.urls import reverse
 
 from django_orderpay.emulator import IN_ANALYSIS_CARD
+from django_orderpay.models import Charge
+from django_orderpay.services import capture_charge
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
     check_out,
     pay_card,
@@ -63,3 +65,26 @@ def test_outside_the_emulator_there_are_no_test_controls(client, products, shop,
         'data-testid="approve-analysis"'
         not in client.get(purchase.get_absolute_url()).content.decode()
     )
+
+
+def test_authorise_only_leaves_the_card_to_capture_in_the_admin(client, products, shop):
+    purchase = check_out(client, products)
+    page = client.get(reverse("shop:pay", args=[purchase.reference])).content.decode()
+    assert 'data-testid="authorise-only"' in page
+
+    pay_card(client, purchase, authorise_only="on")
+
+    charge = Charge.objects.get()
+    assert (charge.status, charge.capture) == ("AUTHORIZED", False)
+    assert status_json(client, purchase)["status"] == "AUTHORIZED"
+    capture_charge(charge)  # what the admin's capture button does
+    assert status_json(client, purchase)["status"] == "PAID"
+
+
+def test_outside_the_emulator_a_card_is_always_captured(client, products, shop, settings):
+    purchase = check_out(client, products)
+    settings.ORDERPAY = {**settings.ORDERPAY, "ENVIRONMENT": "sandbox"}
+
+    pay_card(client, purchase, authorise_only="on")
+
+    assert Charge.objects.get().status == "PAID"

@@ -74,7 +74,11 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
         else:
             description = f"Purchase {purchase.pk}"
             paid = form.pay(
-                order, purchase.total, reference_id=purchase.reference_id, description=description
+                order,
+                purchase.total,
+                reference_id=purchase.reference_id,
+                description=description,
+                capture=not authorise_only(request),
             )
             if paid is not None:
                 return redirect(purchase)
@@ -82,6 +86,14 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
                 messages.warning(request, form.non_field_errors()[0])
                 return redirect(purchase)
     return back(request, purchase, form)
+
+
+def authorise_only(request: HttpRequest) -> bool:
+    """The demo's test-only "authorise only" box (the emulator only): capture it later
+    in the admin. A shop that captures later decides so itself, never from a form."""
+    from .demo_views import in_emulator
+
+    return in_emulator() and request.POST.get("authorise_only") == "on"
 
 
 @require_POST
