@@ -9,10 +9,15 @@ the payload benchmark times one against the other. Keywords change fields as
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from typing import Any
 
+from django_orderpay import rules
 from django_orderpay.payloads import (
     Address,
+    Amount,
+    BoletoHolder,
+    BoletoPayment,
     Card,
     ChargeRequest,
     Customer,
@@ -80,3 +85,14 @@ def order(**changes: Any) -> OrderRequest:
 def _replaced(built: Any, changes: dict[str, Any]) -> Any:
     # No copy when nothing changes: the payload benchmark times order() alone.
     return dataclasses.replace(built, **changes) if changes else built
+
+
+def boleto_charge(amount: int = 500, *, days: int = 3, reference_id: str = "ch-1") -> ChargeRequest:
+    """A boleto charge of ``amount`` due in ``days`` days (São Paulo), to the samples' buyer."""
+    buyer = customer()
+    method = BoletoPayment(
+        due_date=rules.provider_today() + dt.timedelta(days=days),
+        holder=BoletoHolder(buyer.name, buyer.tax_id, buyer.email, address()),
+        instruction_lines=("Pagamento processado para DESC Fatura",),
+    )
+    return ChargeRequest(amount=Amount(amount), payment_method=method, reference_id=reference_id)

@@ -11,25 +11,17 @@ and a paid boleto are refunded from the admin.
 from __future__ import annotations
 
 import io
-from datetime import timedelta
 
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
 from django.urls import NoReverseMatch, reverse
 
-from django_orderpay import rules
 from django_orderpay.models import Charge, ChargeStatus, Order
 from django_orderpay.payloads import (
-    Address,
-    Amount,
-    BoletoHolder,
-    BoletoPayment,
-    ChargeRequest,
     QrCode,
 )
 from django_orderpay.services import create_order, simulate_pix_payment
-from django_orderpay.testing import samples
 from tests.admin_support import (
     action_names,
     changelist,
@@ -39,20 +31,13 @@ from tests.admin_support import (
     messages_of,
     post_action,
 )
-from tests.payloads_support import order
+from tests.payloads_support import boleto_charge, order
 
 pytestmark = pytest.mark.django_db
 
 
 def _boleto(reference_id: str) -> Order:
-    payer = samples.order_request()["customer"]
-    method = BoletoPayment(
-        due_date=rules.provider_today() + timedelta(days=2),
-        holder=BoletoHolder(
-            payer["name"], payer["tax_id"], payer["email"], Address(**samples.shipping()["address"])
-        ),
-    )
-    charge = ChargeRequest(amount=Amount(2500), payment_method=method, reference_id=reference_id)
+    charge = boleto_charge(2500, days=2, reference_id=reference_id)
     return create_order(order(reference_id=reference_id, charges=[charge]))
 
 

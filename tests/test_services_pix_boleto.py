@@ -23,11 +23,6 @@ from django_orderpay import rules, signals
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
 from django_orderpay.payloads import (
-    Address,
-    Amount,
-    BoletoHolder,
-    BoletoPayment,
-    ChargeRequest,
     QrCode,
 )
 from django_orderpay.services import (
@@ -36,8 +31,7 @@ from django_orderpay.services import (
     refresh_order,
     simulate_pix_payment,
 )
-from django_orderpay.testing import samples
-from tests.payloads_support import order
+from tests.payloads_support import boleto_charge, order
 
 pytestmark = pytest.mark.django_db
 
@@ -48,15 +42,7 @@ def pix_order(reference_id: str = "pix-1", amount: int = 500, **qr) -> Order:
 
 
 def boleto_order(reference_id: str = "bol-1", days: int = 3) -> Order:
-    payer = samples.order_request()["customer"]
-    method = BoletoPayment(
-        due_date=rules.provider_today() + timedelta(days=days),
-        holder=BoletoHolder(
-            payer["name"], payer["tax_id"], payer["email"], Address(**samples.shipping()["address"])
-        ),
-        instruction_lines=("Pagamento processado para DESC Fatura",),
-    )
-    charge = ChargeRequest(amount=Amount(500), payment_method=method, reference_id="ch-1")
+    charge = boleto_charge(days=days)
     return create_order(order(reference_id=reference_id, charges=[charge]))
 
 
