@@ -258,8 +258,18 @@ def _describe(error: BaseException) -> str:
     return redact_text(f"{type(error).__name__}: {error}")[:MAX_ERROR_LENGTH]
 
 
-def _close(operation: Operation, state: str, error: BaseException | None = None) -> None:
-    """Move an open operation to ``state`` (a final one never moves back)."""
+def _close(
+    operation: Operation,
+    state: str,
+    error: BaseException | None = None,
+    *,
+    calls: int | None = None,
+) -> bool:
+    """Move an open operation to ``state`` (a final one never moves back); whether it moved.
+
+    With ``calls``, only while no other call has joined the operation since
+    (its ``calls`` still that number).
+    """
     now = timezone.now()
     fields: dict[str, Any] = {"state": state, "updated_at": now}
     if state != OperationState.UNKNOWN:
@@ -267,8 +277,12 @@ def _close(operation: Operation, state: str, error: BaseException | None = None)
         fields["reported"] = True
     if error is not None:
         fields["error"] = _describe(error)
-    Operation.objects.filter(pk=operation.pk, state__in=OPEN_OPERATION_STATES).update(**fields)
-    operation.refresh_from_db(fields=["state", "reported", "error", "resolved_at"])
+    rows = Operation.objects.filter(pk=operation.pk, state__in=OPEN_OPERATION_STATES)
+    if calls is not None:
+        rows = rows.filter(calls=calls)
+    moved = rows.update(**fields) > 0
+    operation.refresh_from_db(fields=["state", "reported", "error", "resolved_at", "calls"])
+    return moved
 
 
 def _unknown(operation: Operation, error: BaseException) -> OutcomeUnknown:
@@ -327,8 +341,12 @@ def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: 
     except ProviderError as error:
         if not operation.is_open:
             raise  # a caller's key sent again once settled: the provider's answer stands
-        if _is_refusal(error, operation):
-            _close(operation, OperationState.REFUSED, error)
+        # A first call's refusal stands only if no other process sent the same key
+        # meanwhile (it joined the operation, and its request may have acted first).
+        first_call = operation.calls if operation.calls <= 1 else None
+        if _is_refusal(error, operation) and _close(
+            operation, OperationState.REFUSED, error, calls=first_call
+        ):
             raise
         raise _unknown(operation, error) from error
     try:
