@@ -23,6 +23,9 @@ from contextlib import ExitStack
 from .load import wrk_path
 from .postgres import throwaway_cluster
 
+#: What runs after the ingest rounds, in this order.
+PHASES = ("drain", "sync", "create", "memory")
+
 
 def load_average() -> float:
     return os.getloadavg()[0]
@@ -39,7 +42,15 @@ def main(argv: list[str] | None = None) -> int:
         "--sync-orders", type=int, default=1000, help="orders orderpay_sync fetches (default 1000)"
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the benchmark")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=PHASES,
+        help="leave out a phase after the ingest rounds (repeatable)",
+    )
     args = parser.parse_args(argv)
+    args.phases = [phase for phase in PHASES if phase not in args.skip]
     if args.quick:
         args.rounds, args.posts, args.backlog, args.sync_orders = 1, 300, 600, 100
     wrk_path()  # fail early when the load generator is missing

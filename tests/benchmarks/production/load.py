@@ -88,13 +88,15 @@ def post_all(base_url: str, path: str, bodies: Sequence[Body]) -> Run:
         wrk = subprocess.Popen(
             command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
-        deadline = time.monotonic() + LIMIT
-        while len(list(done.iterdir())) < min(THREADS, len(bodies)):
-            if wrk.poll() is not None or time.monotonic() > deadline:
-                break
-            time.sleep(0.005)
-        if wrk.poll() is None:
-            wrk.send_signal(signal.SIGINT)
+        try:
+            deadline = time.monotonic() + LIMIT
+            while len(list(done.iterdir())) < min(THREADS, len(bodies)):
+                if wrk.poll() is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.005)
+        finally:
+            if wrk.poll() is None:
+                wrk.send_signal(signal.SIGINT)  # wrk prints its summary and exits
         output, _ = wrk.communicate(timeout=60)
     return _parse(output)
 

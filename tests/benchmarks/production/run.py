@@ -101,11 +101,16 @@ class Benchmark:
         log("database migrated; counting statements")
         self.statements()
         servers = self.exits.enter_context(stack.servers(stack.MODES, self.url, self.provider_url))
+        phases = self.args.phases
         self.ingest(servers)
-        self.drain(servers["background"])
-        self.sync()
-        self.create_order()
-        self.memory()
+        if "drain" in phases:
+            self.drain(servers["background"])
+        if "sync" in phases:
+            self.sync()
+        if "create" in phases:
+            self.create_order()
+        if "memory" in phases:
+            self.memory()
         return self.figures.table()
 
     def statements(self) -> None:
