@@ -67,8 +67,11 @@ def _shown_token(token: str) -> str:
     return token if token == DEFAULT_TOKEN else f"...{token[-4:]}"
 
 
-class _Stop(Exception):
-    pass
+class _Stop(BaseException):
+    """A stop signal. Not an ``Exception``: a signal landing while the main thread
+    starts a request's thread would be caught by socketserver's ``except
+    Exception`` around it, printed, and the server would go on serving (CI saw
+    the CLI ignore a Ctrl-C that way)."""
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
