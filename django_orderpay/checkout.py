@@ -15,6 +15,7 @@ novamente usando autenticação"), as the partner plugin's retry does.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, cast
 
 from django import forms
@@ -96,6 +97,7 @@ class CardCheckoutForm(CardPaymentForm):
     """
 
     payment_type = "CREDIT_CARD"
+    error_fields = CHECKOUT_FORM_FIELDS
 
     authentication_id = forms.RegexField(
         regex=rf"^{THREEDS_ID_PATTERN}$", required=False, widget=forms.HiddenInput
@@ -170,46 +172,19 @@ class CardCheckoutForm(CardPaymentForm):
         auth_id = self.cleaned_data.get("authentication_id")
         return payloads.AuthenticationMethod.threeds(auth_id) if auth_id else None
 
-    def charge(
-        self,
-        amount: int,
-        *,
-        reference_id: str | None = None,
-        description: str | None = None,
-        capture: bool = True,
-        soft_descriptor: str | None = None,
-    ) -> payloads.ChargeRequest:
-        """The charge: the plan's total (interest included) and the authentication, if any."""
-        charge = super().charge(
-            amount,
-            reference_id=reference_id,
-            description=description,
-            capture=capture,
-            soft_descriptor=soft_descriptor,
-        )
+    def charge(self, amount: int, **options: Any) -> payloads.ChargeRequest:
+        """The card form's charge, with the plan's total (interest included) and the
+        authentication, if any."""
+        charge = super().charge(amount, **options)
         method = charge.payment_method
         assert isinstance(method, payloads.PaymentMethod)
-        value = self.plan.amount() if self.plan is not None else payloads.Amount(amount)
-        return payloads.ChargeRequest(
-            amount=value,
-            payment_method=payloads.PaymentMethod(
-                card=method.card,
-                installments=method.installments,
-                capture=method.capture,
-                soft_descriptor=method.soft_descriptor,
-                type=self.payment_type,
-                authentication_method=self.authentication(),
+        return dataclasses.replace(
+            charge,
+            amount=self.plan.amount() if self.plan is not None else charge.amount,
+            payment_method=dataclasses.replace(
+                method, type=self.payment_type, authentication_method=self.authentication()
             ),
-            reference_id=charge.reference_id,
-            description=charge.description,
         )
-
-    def pay(self, order: Order, amount: int, **charge_options: Any) -> Order | None:
-        try:
-            return services.pay_order(order, [self.charge(amount, **charge_options)])
-        except OrderPayError as error:
-            add_payment_error(self, error, CHECKOUT_FORM_FIELDS)
-            return None
 
 
 class DebitCardForm(CardCheckoutForm):

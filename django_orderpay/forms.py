@@ -181,6 +181,8 @@ class CardPaymentForm(forms.Form):
         },
     )
     holder_name = forms.CharField(label=_("Name on the card"), max_length=30)
+    #: Which of this form's fields a refused request's ``parameter_name`` lands on.
+    error_fields: Mapping[str, str] = CARD_FORM_FIELDS
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
     save_card = forms.BooleanField(label=_("Save this card for my next purchases"), required=False)
 
@@ -265,7 +267,7 @@ class CardPaymentForm(forms.Form):
         try:
             return services.pay_order(order, [self.charge(amount, **charge_options)])
         except OrderPayError as error:
-            add_payment_error(self, error, CARD_FORM_FIELDS)
+            add_payment_error(self, error, self.error_fields)
             return None
 
 
