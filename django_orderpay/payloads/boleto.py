@@ -10,7 +10,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, is_int, join
-from .customer import EMAIL_PATTERN, Address
+from .customer import Address, collect_person, person_dict
 
 
 def _day(value: Any) -> Any:
@@ -44,26 +44,14 @@ class BoletoHolder(Builder):
     address: Address
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.name(join(path, "name"), self.name, limit="customer.name")
-        problems.tax_id(join(path, "tax_id"), self.tax_id)
-        problems.text(
-            join(path, "email"),
-            self.email,
-            limit="email",
-            pattern=EMAIL_PATTERN,
-            pattern_message="must be an email address",
-        )
+        collect_person(problems, path, self.name, self.email, self.tax_id)
         address_path = join(path, "address")
         if problems.instance(address_path, self.address, Address):
             self.address.collect(problems, address_path)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "tax_id": self.tax_id.upper(),
-            "email": self.email.lower(),
-            "address": self.address.to_dict(),
-        }
+        person = person_dict(self.name, self.email, self.tax_id)
+        return {**person, "address": self.address.to_dict()}
 
 
 @dataclass(frozen=True)

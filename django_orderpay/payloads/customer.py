@@ -37,6 +37,26 @@ class Phone(Builder):
         }
 
 
+def collect_person(problems: Problems, path: str, name: Any, email: Any, tax_id: Any) -> None:
+    """A person's ``name``, ``email`` and ``tax_id`` (a customer, a boleto's payer)."""
+    problems.name(join(path, "name"), name, limit="customer.name")
+    problems.text(
+        join(path, "email"),
+        email,
+        limit="email",
+        pattern=EMAIL_PATTERN,
+        pattern_message="must be an email address",
+    )
+    problems.tax_id(join(path, "tax_id"), tax_id)
+
+
+def person_dict(name: str, email: str, tax_id: str) -> dict[str, Any]:
+    """``name``, ``email`` and ``tax_id`` as PagBank takes them."""
+    # PagBank refuses an e-mail with upper-case letters, as the partner plugin
+    # found (4.28.0): sent in lower case. A CNPJ's letters upper.
+    return {"name": name, "email": email.lower(), "tax_id": tax_id.upper()}
+
+
 @dataclass(frozen=True)
 class Customer(Builder):
     """``customer``: ``name`` 1-120, ``email`` 10-255, ``tax_id`` a CPF or CNPJ, digits only."""
@@ -50,28 +70,14 @@ class Customer(Builder):
         object.__setattr__(self, "phones", tuple(self.phones or ()))
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.name(join(path, "name"), self.name, limit="customer.name")
-        problems.text(
-            join(path, "email"),
-            self.email,
-            limit="email",
-            pattern=EMAIL_PATTERN,
-            pattern_message="must be an email address",
-        )
-        problems.tax_id(join(path, "tax_id"), self.tax_id)
+        collect_person(problems, path, self.name, self.email, self.tax_id)
         for position, phone in enumerate(self.phones):
             where = index(join(path, "phones"), position)
             if problems.instance(where, phone, Phone):
                 phone.collect(problems, where)
 
     def to_dict(self) -> dict[str, Any]:
-        # PagBank refuses an e-mail with upper-case letters, as the partner
-        # plugin found (4.28.0): sent in lower case. A CNPJ's letters upper.
-        data: dict[str, Any] = {
-            "name": self.name,
-            "email": self.email.lower(),
-            "tax_id": self.tax_id.upper(),
-        }
+        data = person_dict(self.name, self.email, self.tax_id)
         if self.phones:
             data["phones"] = [phone.to_dict() for phone in self.phones]
         return data
