@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, models, transaction
+from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
@@ -57,6 +57,7 @@ from django_orderpay.models import (
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import sync_charge, sync_order, sync_transaction
+from django_orderpay.sync.inserting import insert_new
 
 from . import idempotency
 from ._common import client_or_default
@@ -207,11 +208,10 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
                 _update(latest, reported=True)
                 return latest, True
             operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
-            try:
-                with transaction.atomic():
-                    operation.save(force_insert=True)
-            except IntegrityError:
-                # Another process recorded this sequence (or key) first: look again.
+            # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
+            # round trip. Skipped: another process recorded this sequence (or
+            # key) first (on PostgreSQL, after its transaction ended): look again.
+            if not insert_new([operation]):
                 continue
             return operation, False
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
