@@ -178,6 +178,6 @@ def test_ctrl_c_while_requests_pour_in_stops_it():
             stop.set()
             for pourer in pourers:
                 pourer.join()
-        assert status == 0
+        assert status == 0, stderr[-2000:]
         assert "Emulator stopped." in rest
         assert "_Stop" not in stderr

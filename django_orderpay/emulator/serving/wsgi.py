@@ -297,14 +297,17 @@ class EmulatorServer(ThreadingMixIn, WSGIServer):
         thread = threading.Thread(
             target=self.process_request_thread, args=(request, client_address), daemon=True
         )
-        self._live.add(thread)
         thread.start()
+        # Tracked once started: a stop signal can interrupt start() itself (the
+        # CLI raises it in this thread), and a thread never started can't be joined.
+        self._live.add(thread)
 
     def server_close(self) -> None:
         super().server_close()
         deadline = time.monotonic() + self.drain_timeout
         for thread in list(self._live):
-            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.ident is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))
 
     @property
     def url(self) -> str:
