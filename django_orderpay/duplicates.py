@@ -8,9 +8,15 @@ card, a Pix after a boleto). The rule for "paid twice" lives here, for the
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
+
 from django.db.models import F, QuerySet
 
 from .models import Charge
+
+#: Where a charge never paid sorts among the others (last, as PostgreSQL orders NULLs).
+_NEVER = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
 def other_payments(charge: Charge) -> QuerySet[Charge]:
@@ -32,4 +38,25 @@ def other_payments(charge: Charge) -> QuerySet[Charge]:
         .filter(amount_paid__gt=F("amount_refunded"))
         .select_related("order")
         .order_by("paid_at", "pk")
+    )
+
+
+def other_payments_among(charge: Charge, siblings: Sequence[Charge]) -> list[Charge] | None:
+    """:func:`other_payments`, answered from ``siblings`` when they are the whole purchase.
+
+    ``siblings`` are every charge of ``charge``'s order, as the sync that just
+    wrote them holds them under the order's lock. An order with no shop
+    object is its own purchase, so they answer without a query, in the same
+    order; with a shop object the purchase spans other orders: None (ask
+    :func:`other_payments`).
+    """
+    if charge.order.content_type_id is not None:
+        return None
+    others = [
+        other
+        for other in siblings
+        if other.pk != charge.pk and other.amount_paid > other.amount_refunded
+    ]
+    return sorted(
+        others, key=lambda other: (other.paid_at is None, other.paid_at or _NEVER, other.pk)
     )

@@ -31,13 +31,14 @@ A receiver that raises does not stop the others; its error is logged.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
 from django.dispatch import Signal
 
-from .duplicates import other_payments
+from .duplicates import other_payments, other_payments_among
 from .models import CardToken, Charge, ChargeStatus, Order
 
 logger = logging.getLogger(__name__)
@@ -66,7 +67,9 @@ def _send(signal: Signal, sender: type, **kwargs: object) -> None:
             logger.error("orderpay signal receiver %r failed", receiver, exc_info=result)
 
 
-def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> None:
+def _send_status_signals(
+    charge: Charge, change: ChargeChange, source: str, siblings: Sequence[Charge] = ()
+) -> None:
     if change.old_status != change.new_status:
         _send(
             charge_status_changed,
@@ -81,7 +84,7 @@ def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> N
         if specific is not None:
             _send(specific, Charge, charge=charge, old_status=change.old_status, source=source)
         if change.new_effective == ChargeStatus.PAID:
-            _announce_if_duplicated(charge, source)
+            _announce_if_duplicated(charge, source, siblings)
     if change.refunded_more:
         _send(
             charge_refunded,
@@ -94,10 +97,12 @@ def _send_status_signals(charge: Charge, change: ChargeChange, source: str) -> N
         )
 
 
-def _announce_if_duplicated(charge: Charge, source: str) -> None:
-    # After commit, outside the sync's transaction: a query only when a charge is
-    # newly paid, and a shop's receiver may call the provider (a refund).
-    others = list(other_payments(charge))
+def _announce_if_duplicated(charge: Charge, source: str, siblings: Sequence[Charge]) -> None:
+    # After commit, outside the sync's transaction: a shop's receiver may call the
+    # provider (a refund). The order's own charges, as the sync left them under its
+    # lock, answer for an order without a shop object; else a query, once newly paid.
+    found = other_payments_among(charge, siblings) if siblings else None
+    others = found if found is not None else list(other_payments(charge))
     if others:
         logger.warning(
             "charge %s paid what %s had paid already",
@@ -126,9 +131,14 @@ class ChargeChange:
         )
 
 
-def announce_change(charge: Charge, change: ChargeChange, source: str) -> None:
-    """Send the signals of one charge's change once the transaction commits."""
-    transaction.on_commit(partial(_send_status_signals, charge, change, source))
+def announce_change(
+    charge: Charge, change: ChargeChange, source: str, siblings: Sequence[Charge] = ()
+) -> None:
+    """Send the signals of one charge's change once the transaction commits.
+
+    ``siblings``: every charge of its order, as the sync holds them (locked).
+    """
+    transaction.on_commit(partial(_send_status_signals, charge, change, source, siblings))
 
 
 def announce_order_expired(order: Order, source: str) -> None:

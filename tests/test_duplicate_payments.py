@@ -22,7 +22,13 @@ from tests.test_example_shop import (  # noqa: F401 (fixtures)
     shop,
     status_json,
 )
-from tests.test_services_support import APPROVED_VISA, charge, order_payload, raw_card
+from tests.test_services_support import (
+    APPROVED_VISA,
+    DECLINED_VISA,
+    charge,
+    order_payload,
+    raw_card,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -175,3 +181,24 @@ def test_the_admin_lists_and_shows_a_purchase_paid_twice(
     cancel_charge(second.charges.get())  # refunded: paid once again
     listed = boss.get(changelist("order") + "?paid_twice=yes").context["cl"].result_list
     assert list(listed) == []
+
+
+def test_an_order_of_no_shop_object_paid_twice_is_signalled_as_the_query_finds_it(
+    orderpay_emulator, heard, django_capture_on_commit_callbacks
+):
+    # Its own charges answer without a query (the sync holds them all, locked):
+    # the same charges, in the same order, as other_payments' query.
+    declined = charge(300, raw_card(DECLINED_VISA))
+    body = order_payload("dup-own", charges=[charge(500), declined, charge(700)])
+    with django_capture_on_commit_callbacks(execute=True):
+        first, refused, second = create_order(body).charges.order_by("pk")
+    assert refused.status == ChargeStatus.DECLINED  # holds no money: never one of the others
+
+    assert sorted(heard) == sorted(
+        [
+            (first.provider_id, [second.provider_id], "api"),
+            (second.provider_id, [first.provider_id], "api"),
+        ]
+    )
+    assert list(other_payments(second)) == [first]
+    assert list(other_payments(first)) == [second]

@@ -205,13 +205,20 @@ def apply_charges(
     if new:
         _insert(new, states, new_order=new_order)
     _save(changed)
-    _record(changes, source, now)
+    charges = [*known.values(), *new]
+    _record(changes, source, now, charges)
     _link_splits(known.values(), new, states)
-    return [*known.values(), *new], open_operations
+    return charges, open_operations
 
 
-def _record(changes: list[tuple[Charge, ChargeChange]], source: str, now: Any) -> None:
-    """A history row for each status transition now; every change's signals after commit."""
+def _record(
+    changes: list[tuple[Charge, ChargeChange]], source: str, now: Any, charges: Sequence[Charge]
+) -> None:
+    """A history row for each status transition now; every change's signals after commit.
+
+    ``charges`` (all the order's, locked) go with the signals: a newly paid
+    charge's ``payment_duplicated`` look reads them instead of the database.
+    """
     ChargeStatusChange.objects.bulk_create(
         ChargeStatusChange(
             charge=row,
@@ -224,7 +231,7 @@ def _record(changes: list[tuple[Charge, ChargeChange]], source: str, now: Any) -
         if change.old_status != change.new_status
     )
     for row, change in changes:
-        announce_change(row, change, source)
+        announce_change(row, change, source, charges)
 
 
 def _link_splits(
