@@ -35,20 +35,15 @@ from tests.test_services_support import (
     CVV,
     buyer,
     charge,
+    no_retries,
     order_payload,
     other_buyer,
     raw_card,
 )
 
-__all__ = ["buyer", "other_buyer"]
+__all__ = ["buyer", "no_retries", "other_buyer"]
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def no_retries(orderpay_emulator, orderpay):
-    """One attempt per call, a short timeout: each call meets the fault itself."""
-    orderpay(RETRIES=0, TIMEOUT=0.3)
 
 
 def timeout(emulator, prefix: str, count: int = 1) -> None:

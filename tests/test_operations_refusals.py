@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
 from django_orderpay.exceptions import (
     CardTokenNotOwned,
@@ -18,38 +17,21 @@ from django_orderpay.exceptions import (
     ProviderError,
 )
 from django_orderpay.models import CardToken, Charge, Operation, Order
-from django_orderpay.services import cancel_charge, create_order, get_public_key
+from django_orderpay.services import cancel_charge, create_order
 from tests.test_services_support import (
-    APPROVED_VISA,
     CVV,
     buyer,
     charge,
+    encrypted_card,
+    no_retries,
     order_payload,
     other_buyer,
     raw_card,
 )
 
-__all__ = ["buyer", "other_buyer"]
+__all__ = ["buyer", "no_retries", "other_buyer"]
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def no_retries(orderpay_emulator, orderpay):
-    """One attempt per call, a short timeout: each call meets the fault itself."""
-    orderpay(RETRIES=0, TIMEOUT=0.3)
-
-
-def encrypted_card() -> dict:
-    blob = encrypt_card(
-        get_public_key(),
-        number=APPROVED_VISA,
-        exp_month="12",
-        exp_year="2030",
-        security_code=CVV,
-        holder="Jose da Silva",
-    )
-    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
 
 
 # --- a 409 is never a refusal -----------------------------------------------------------------

@@ -18,7 +18,6 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.db import connection
 
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.emulator.serving.transport import mount
 from django_orderpay.exceptions import OutcomeUnknown
@@ -27,29 +26,22 @@ from django_orderpay.services import (
     cancel_charge,
     capture_charge,
     create_order,
-    get_public_key,
     pay_order,
     refresh_order,
 )
 from tests.test_services_support import (
-    APPROVED_VISA,
-    CVV,
     DECLINED_VISA,
     buyer,
     charge,
+    encrypted_card,
+    no_retries,
     order_payload,
     raw_card,
 )
 
-__all__ = ["buyer"]
+__all__ = ["buyer", "no_retries"]
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def no_retries(orderpay_emulator, orderpay):
-    """One attempt per call, a short timeout: each call meets the fault itself."""
-    orderpay(RETRIES=0, TIMEOUT=0.3)
 
 
 def done_unheard(emulator, prefix: str) -> None:
@@ -64,18 +56,6 @@ def never_arrived(emulator, prefix: str) -> None:
 
 def at_provider(row: Charge) -> dict:
     return get_client().get_charge(row.provider_id)
-
-
-def encrypted_card() -> dict:
-    blob = encrypt_card(
-        get_public_key(),
-        number=APPROVED_VISA,
-        exp_month="12",
-        exp_year="2030",
-        security_code=CVV,
-        holder="Jose da Silva",
-    )
-    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
 
 
 # --- refunds: several open on one charge -----------------------------------------------

@@ -75,6 +75,28 @@ def order_payload(
     return body
 
 
+def encrypted_card() -> dict[str, Any]:
+    """``payment_method.card`` with the approved Visa encrypted by the emulator's key."""
+    from django_orderpay.cardcrypto import encrypt_card
+    from django_orderpay.services import get_public_key
+
+    blob = encrypt_card(
+        get_public_key(),
+        number=APPROVED_VISA,
+        exp_month="12",
+        exp_year="2030",
+        security_code=CVV,
+        holder="Jose da Silva",
+    )
+    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
+
+
+@pytest.fixture
+def no_retries(orderpay_emulator, orderpay):
+    """One attempt per call, a short timeout: each call meets the fault itself."""
+    orderpay(RETRIES=0, TIMEOUT=0.3)
+
+
 @pytest.fixture
 def buyer(django_user_model):
     return django_user_model.objects.create_user("buyer", "buyer@example.com")
