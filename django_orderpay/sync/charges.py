@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from django.db.models import Exists, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from ..models import (
     Charge,
     ChargeStatusChange,
-    Operation,
     Order,
     Split,
     charge_transition_allowed,
 )
 from ..models.base import attname
+from ..models.operations import has_open_operations
 from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
 from .inserting import insert_new
@@ -87,7 +87,7 @@ def _lock(order: Order, states: Sequence[ChargeState]) -> tuple[dict[str, Charge
     rows = (
         Charge.objects.select_for_update()
         .filter(Q(order=order) | Q(provider_id__in=ids))
-        .annotate(order_has_open_operations=Exists(Operation.objects.open().filter(order=order)))
+        .annotate(order_has_open_operations=has_open_operations(order.pk))
     )
     known: dict[str, Charge] = {}
     open_operations: bool | None = None
