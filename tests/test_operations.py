@@ -15,7 +15,6 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import OrderPayClient, client_from_settings, get_client
 from django_orderpay.emulator.serving.transport import mount
 from django_orderpay.exceptions import CardTokenNotOwned, OutcomeUnknown, ProviderError
@@ -35,6 +34,7 @@ from tests.test_services_support import (
     CVV,
     buyer,
     charge,
+    encrypted_visa,
     no_retries,
     order_payload,
     other_buyer,
@@ -338,14 +338,7 @@ def test_orderpay_sync_settles_a_pay_from_the_orders_new_charge(
 ):
     order = create_order(order_payload("two-step"), user=buyer)
     key = get_public_key()
-    encrypted = encrypt_card(
-        key,
-        number=APPROVED_VISA,
-        security_code=CVV,
-        exp_month="12",
-        exp_year="2030",
-        holder="Jose da Silva",
-    )
+    encrypted = encrypted_visa(key)
     timeout(orderpay_emulator, f"/orders/{order.provider_id}/pay")
     with pytest.raises(OutcomeUnknown):
         pay_order(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import client_from_settings
 from django_orderpay.exceptions import ProviderUnavailable
 from django_orderpay.services import clear_public_key_cache, create_order, get_public_key
-from tests.test_services_support import APPROVED_VISA, CVV, charge, order_payload
+from tests.test_services_support import charge, encrypted_visa, order_payload
 
 
 @pytest.fixture
@@ -51,14 +50,7 @@ def test_an_explicit_client_always_fetches(unconfigured):
 
 @pytest.mark.django_db
 def test_the_fetched_key_encrypts_cards_the_provider_decrypts(unconfigured):
-    encrypted = encrypt_card(
-        get_public_key(),
-        number=APPROVED_VISA,
-        security_code=CVV,
-        exp_month="12",
-        exp_year="2030",
-        holder="Jose da Silva",
-    )
+    encrypted = encrypted_visa(get_public_key())
 
     card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
     order = create_order(order_payload(charges=[charge(500, card)]))

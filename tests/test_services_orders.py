@@ -11,7 +11,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.functional import SimpleLazyObject
 
 from django_orderpay import payloads
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
 from django_orderpay.emulator import IN_ANALYSIS_CARD
 from django_orderpay.exceptions import PayloadError
@@ -34,6 +33,7 @@ from tests.test_services_support import (
     NOTIFY_URL,
     buyer,
     charge,
+    encrypted_visa,
     order_payload,
     raw_card,
 )
@@ -90,14 +90,7 @@ def test_create_with_builders(orderpay_emulator):
 
 def test_create_with_an_encrypted_card(orderpay_emulator):
     public_key = get_public_key()
-    encrypted = encrypt_card(
-        public_key,
-        number=APPROVED_VISA,
-        security_code=CVV,
-        exp_month="12",
-        exp_year="2030",
-        holder="Jose da Silva",
-    )
+    encrypted = encrypted_visa(public_key)
 
     card = {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}}
     order = create_order(order_payload(charges=[charge(500, card)]))

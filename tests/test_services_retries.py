@@ -8,7 +8,6 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import client_from_settings, get_client
 from django_orderpay.exceptions import (
     IdempotencyConflict,
@@ -26,10 +25,9 @@ from django_orderpay.services import (
 )
 from django_orderpay.services.idempotency import digest, operation_key, without_card_secrets
 from tests.test_services_support import (
-    APPROVED_VISA,
-    CVV,
     DECLINED_VISA,
     charge,
+    encrypted_visa,
     order_payload,
     raw_card,
 )
@@ -93,14 +91,7 @@ def test_a_re_encrypted_card_after_a_lost_answer_is_an_unknown_outcome_not_a_cha
 
     def body():
         # Every encryption differs, as the browser SDK's do.
-        encrypted = encrypt_card(
-            key,
-            number=APPROVED_VISA,
-            security_code=CVV,
-            exp_month="12",
-            exp_year="2030",
-            holder="Jose da Silva",
-        )
+        encrypted = encrypted_visa(key)
         return order_payload(
             charges=[charge(500, {"encrypted": encrypted, "holder": {"name": "Jose da Silva"}})]
         )
@@ -191,14 +182,7 @@ def foreign_public_key() -> str:
 
 
 def encrypted_card(key: str) -> dict:
-    blob = encrypt_card(
-        key,
-        number=APPROVED_VISA,
-        security_code=CVV,
-        exp_month="12",
-        exp_year="2030",
-        holder="Jose da Silva",
-    )
+    blob = encrypted_visa(key)
     return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
 
 

@@ -75,20 +75,28 @@ def order_payload(
     return body
 
 
-def encrypted_card() -> dict[str, Any]:
-    """``payment_method.card`` with the approved Visa encrypted by the emulator's key."""
-    from django_orderpay.cardcrypto import encrypt_card
-    from django_orderpay.services import get_public_key
+def encrypted_visa(public_key: str) -> str:
+    """The approved Visa (CVV, 12/2030, Jose da Silva) encrypted with ``public_key``.
 
-    blob = encrypt_card(
-        get_public_key(),
+    Each call's blob differs, as the browser SDK's do.
+    """
+    from django_orderpay.cardcrypto import encrypt_card
+
+    return encrypt_card(
+        public_key,
         number=APPROVED_VISA,
+        security_code=CVV,
         exp_month="12",
         exp_year="2030",
-        security_code=CVV,
         holder="Jose da Silva",
     )
-    return {"encrypted": blob, "holder": {"name": "Jose da Silva"}}
+
+
+def encrypted_card() -> dict[str, Any]:
+    """``payment_method.card`` with the approved Visa encrypted by the emulator's key."""
+    from django_orderpay.services import get_public_key
+
+    return {"encrypted": encrypted_visa(get_public_key()), "holder": {"name": "Jose da Silva"}}
 
 
 @pytest.fixture
