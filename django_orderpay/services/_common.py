@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,12 +11,22 @@ from django.db import models
 
 from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.conf import OrderPaySettings
 from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
 from django_orderpay.models import CardToken
 from django_orderpay.payloads._problems import is_int, not_an_integer
 
 #: ``Order.object_id`` holds the shop object's primary key as text.
 SHOP_OBJECT_ID_LENGTH = 64
+
+
+def account_key(conf: OrderPaySettings) -> str:
+    """Which merchant account (and host) a cached answer belongs to.
+
+    The base URL and a digest of the token: the token itself must not sit in
+    a cache or a long-lived structure.
+    """
+    return f"{conf.base_url}:{hashlib.sha256((conf.token or '').encode()).hexdigest()}"
 
 
 def client_or_default(client: OrderPayClient | None) -> OrderPayClient:

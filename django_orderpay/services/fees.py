@@ -8,7 +8,6 @@ that asks again as the shopper types does not call the provider each time.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +18,7 @@ from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import FieldError, PayloadError, ProviderError
 
-from ._common import check_amount, client_or_default
+from ._common import account_key, check_amount, client_or_default
 
 #: How long plans are reused (the official WooCommerce plugin's 15 minutes).
 PLANS_TTL = 15 * 60
@@ -98,9 +97,8 @@ def installment_plans(
     if not rules.is_digits(card_bin, (6, 8)):
         raise PayloadError([FieldError("card_bin", "must be the card's first 6 or 8 digits")])
     conf = get_settings()
-    account = hashlib.sha256((conf.token or "").encode()).hexdigest()[:16]
     key = (
-        f"orderpay:fees:{_generation[0]}:{conf.base_url}:{account}:{value}:{card_bin}:"
+        f"orderpay:fees:{_generation[0]}:{account_key(conf)}:{value}:{card_bin}:"
         f"{max_installments}:{max_installments_no_interest}"
     )
     if client is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 
@@ -10,12 +9,14 @@ from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import ProviderError
 
+from ._common import account_key
+
 #: How long a fetched key is reused. The provider keeps one key per merchant;
 #: a day bounds how long a rotated key could go unnoticed.
 PUBLIC_KEY_TTL = 24 * 60 * 60.0
 
 _lock = threading.Lock()
-_cache: dict[tuple[str, str], tuple[str, float]] = {}
+_cache: dict[str, tuple[str, float]] = {}
 
 
 def get_public_key(*, client: OrderPayClient | None = None) -> str:
@@ -30,9 +31,7 @@ def get_public_key(*, client: OrderPayClient | None = None) -> str:
     conf = get_settings()
     if conf.public_key:
         return conf.public_key
-    # The token itself must not sit in a long-lived structure: its digest does.
-    token_digest = hashlib.sha256((conf.token or "").encode()).hexdigest()
-    cache_key = (conf.base_url, token_digest)
+    cache_key = account_key(conf)
     now = time.monotonic()
     with _lock:
         cached = _cache.get(cache_key)
