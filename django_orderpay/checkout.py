@@ -26,7 +26,7 @@ from django_orderpay import payloads, rules, services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.forms import CARD_FORM_FIELDS, CardPaymentForm, add_payment_error
-from django_orderpay.models import Order, format_cents
+from django_orderpay.models import ChargeStatus, Order, format_cents
 from django_orderpay.payloads.authentication import THREEDS_ID_PATTERN
 from django_orderpay.services.fees import InstallmentPlan, plan_for
 
@@ -48,7 +48,7 @@ def declined_for_authentication(order: Order | None) -> bool:
     if order is None or order.pk is None:
         return False
     return order.charges.filter(
-        status="DECLINED", payment_response_code__in=AUTHENTICATION_REQUIRED_CODES
+        status=ChargeStatus.DECLINED, payment_response_code__in=AUTHENTICATION_REQUIRED_CODES
     ).exists()
 
 
