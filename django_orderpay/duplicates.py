@@ -11,9 +11,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from .models import Charge
+
+#: A charge holds money while more was paid than refunded: as a query filter...
+HOLDS_MONEY = Q(amount_paid__gt=F("amount_refunded"))
+
+
+def holds_money(charge: Charge) -> bool:
+    """...and for a charge in hand (:data:`HOLDS_MONEY`)."""
+    return charge.amount_paid > charge.amount_refunded
+
 
 #: Where a charge never paid sorts among the others (last, as PostgreSQL orders NULLs).
 _NEVER = dt.datetime.min.replace(tzinfo=dt.UTC)
@@ -35,7 +44,7 @@ def other_payments(charge: Charge) -> QuerySet[Charge]:
         )
     return (
         same_purchase.exclude(pk=charge.pk)
-        .filter(amount_paid__gt=F("amount_refunded"))
+        .filter(HOLDS_MONEY)
         .select_related("order")
         .order_by("paid_at", "pk")
     )
@@ -52,11 +61,7 @@ def other_payments_among(charge: Charge, siblings: Sequence[Charge]) -> list[Cha
     """
     if charge.order.content_type_id is not None:
         return None
-    others = [
-        other
-        for other in siblings
-        if other.pk != charge.pk and other.amount_paid > other.amount_refunded
-    ]
+    others = [other for other in siblings if other.pk != charge.pk and holds_money(other)]
     return sorted(
         others, key=lambda other: (other.paid_at is None, other.paid_at or _NEVER, other.pk)
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from ..duplicates import other_payments
+from ..duplicates import HOLDS_MONEY, other_payments
 from ..models import Charge, Order
 from .display import admin_url, money
 
@@ -28,7 +28,7 @@ class PaidTwiceFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Order]) -> QuerySet[Order]:
         if self.value() != "yes":
             return queryset
-        holding = Charge.objects.filter(amount_paid__gt=F("amount_refunded"))
+        holding = Charge.objects.filter(HOLDS_MONEY)
         mine = holding.filter(order=OuterRef("pk"))
         elsewhere = holding.filter(
             order__content_type=OuterRef("content_type"),
