@@ -32,6 +32,10 @@ from django_orderpay.services.fees import InstallmentPlan, plan_for
 
 #: Issuer decline codes that ask the merchant to retry with 3-D Secure.
 AUTHENTICATION_REQUIRED_CODES = frozenset({"20159"})
+#: Said when a card can't be authenticated for debit (the form, and checkout.js before posting).
+DEBIT_NOT_AUTHENTICATED = _(
+    "This card cannot be authenticated for debit: choose another card or method."
+)
 #: Salt of the signed plans parameters the page carries (amount and limits).
 PLANS_SALT = "django_orderpay.installment_plans"
 
@@ -202,10 +206,7 @@ class DebitCardForm(CardCheckoutForm):
         data = super().clean() or {}
         if not data.get("authentication_id") and not self.errors:
             # AUTH_NOT_SUPPORTED ends a debit payment: there is no debit without 3-D Secure.
-            self.add_error(
-                None,
-                _("This card cannot be authenticated for debit: choose another card or method."),
-            )
+            self.add_error(None, DEBIT_NOT_AUTHENTICATED)
         data["installments"] = 1
         return data
 

@@ -15,6 +15,7 @@ from django import forms
 from django.utils.translation import gettext as _
 
 from django_orderpay import services
+from django_orderpay.checkout import DEBIT_NOT_AUTHENTICATED
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
 
@@ -41,9 +42,7 @@ def threeds_messages() -> dict[str, str]:
         "CHANGE_PAYMENT_METHOD": _(
             "Your bank did not authenticate this card. Choose another card or payment method."
         ),
-        "AUTH_NOT_SUPPORTED_DEBIT": _(
-            "This card cannot be authenticated for debit: choose another card or method."
-        ),
+        "AUTH_NOT_SUPPORTED_DEBIT": str(DEBIT_NOT_AUTHENTICATED),
         "THREEDS_FAILED": _(
             "The card could not be authenticated right now. Please try again in a moment."
         ),
