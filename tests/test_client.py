@@ -689,3 +689,47 @@ class _Sequence(dict):
 
     def get(self, key, default=None):
         return next(self._answers, default)
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_environments_proxy_is_honoured_and_read_once(emulator, monkeypatch):
+    """requests would read os.environ on every request; the client reads it on its first."""
+    from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
+
+    proxy = f"http://127.0.0.1:{_closed_port()}"
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.setenv(name, "")
+    with serving(make_wsgi_app(emulator)) as server:
+        for name in ("http_proxy", "HTTP_PROXY"):
+            monkeypatch.setenv(name, proxy)
+        client = OrderPayClient(server.url, TOKEN, retries=0, timeout=5)
+        reads = []
+        environ_proxies = requests.sessions.get_environ_proxies
+        monkeypatch.setattr(
+            requests.sessions,
+            "get_environ_proxies",
+            lambda *args, **kwargs: reads.append(args) or environ_proxies(*args, **kwargs),
+        )
+
+        with pytest.raises(ProviderUnavailable, match="could not connect"):
+            client.get_order("ORDE_00000000-0000-0000-0000-000000000000")  # through the proxy
+        assert len(reads) == 1
+
+        for name in ("http_proxy", "HTTP_PROXY"):
+            monkeypatch.delenv(name)
+        with pytest.raises(ProviderUnavailable, match="could not connect"):
+            client.get_order("ORDE_00000000-0000-0000-0000-000000000000")  # read once: still it
+        assert len(reads) == 1
+
+        fresh = OrderPayClient(server.url, TOKEN, retries=0, timeout=5)
+        with pytest.raises(NotFound):
+            fresh.get_order("ORDE_00000000-0000-0000-0000-000000000000")  # no proxy now
+        client.close()
+        fresh.close()
