@@ -129,13 +129,12 @@ class ProviderHttp:
             return {}
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
-        found = self._environments.get(origin)
-        if found is None:
+        if origin not in self._environments:
             self.session.trust_env = True
             found = self.session.merge_environment_settings(url, {}, None, None, None)
             self.session.trust_env = False
-            self._environments[origin] = found
-        return found
+            self._environments[origin] = dict(found)
+        return self._environments[origin]
 
     def delay(self, attempt: int, response: requests.Response | None) -> float:
         """Exponential backoff after ``attempt``, longer if the provider asked (``Retry-After``)."""
