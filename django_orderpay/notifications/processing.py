@@ -9,8 +9,9 @@ Two ways in, one way through:
   statements; a first-time transition takes six (the claim, the order lock,
   the charges, the charge, its history row, the order).
 - :func:`process_delivery`, for a delivery recorded earlier: the background
-  task, ``orderpay_replay`` and the admin's replay. The delivery is claimed
-  with an update, then processed the same way.
+  worker (through :func:`process_next_received`), ``orderpay_replay`` and
+  the admin's replay. The delivery is claimed with an update, then
+  processed the same way.
 
 Neither raises for a delivery's sake: every attempt ends in a
 :class:`Result` and in the delivery's row.
@@ -244,3 +245,29 @@ def process_delivery(
     _log_failure(delivery, order_id, failure)
     recording.record_failure(delivery, failure, _secrets())
     return Result.of(DeliveryOutcome.FAILED, "processing failed")
+
+
+def process_next_received(
+    *, client: OrderPayClient | None = None
+) -> tuple[NotificationDelivery, Result] | None:
+    """Process the oldest ``received`` delivery no other process holds; None when none is left.
+
+    The background worker's step. The delivery's row is locked for the
+    whole attempt, and rows another worker holds are skipped
+    (``SELECT ... FOR UPDATE SKIP LOCKED``), so workers share a backlog
+    without waiting on each other; the attempt is :func:`process_delivery`'s,
+    in a savepoint of this transaction (a failure is written in it after the
+    savepoint rolls back). Every attempt leaves the delivery ``received`` no
+    more: processed, duplicate, ignored, rejected or failed, so a worker
+    calling this until it answers None never takes one twice.
+    """
+    with sync_transaction():
+        delivery = (
+            NotificationDelivery.objects.select_for_update(skip_locked=True)
+            .filter(outcome=DeliveryOutcome.RECEIVED)
+            .order_by("pk")
+            .first()
+        )
+        if delivery is None:
+            return None
+        return delivery, process_delivery(delivery, client=client)

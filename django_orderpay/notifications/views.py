@@ -10,8 +10,8 @@ Order of work, each step for a reason:
 4. Record the delivery (:mod:`.recording`), whatever the verdict: a refused
    one in a transaction of its own; an accepted one as the first statement of
    its processing transaction (a failure is written after the rollback), or
-   on its own before it is enqueued (``NOTIFICATION_BACKGROUND``).
-5. Process it (:mod:`.processing`), or enqueue it.
+   on its own before a worker is woken for it (``NOTIFICATION_BACKGROUND``).
+5. Process it (:mod:`.processing`), or leave it to a worker (:mod:`.tasks`).
 
 Answers are JSON and never a traceback: 2xx when the provider should stop
 (processed, duplicate, ignored, received for background processing), 4xx
@@ -292,19 +292,18 @@ class NotificationView(APIView):
         return b"".join(parts)
 
     def enqueue(self, delivery: NotificationDelivery, policy: Policy) -> Response:
-        """Background mode: hand the recorded delivery to the task framework."""
-        from .tasks import enqueue_delivery, ran_outcome
+        """Background mode: the delivery is recorded; make sure a worker will process it."""
+        from .tasks import ran, wake_workers
 
         try:
-            task_result = enqueue_delivery(delivery)
+            task_result = wake_workers()
         except Exception as exc:
             logger.exception("notification %s could not be enqueued", delivery.pk)
             recording.record_failure(delivery, exc, policy.tokens)
             return self.answer(delivery, DeliveryOutcome.FAILED, 500)
         # A queue has not run it yet ("received"); the immediate backend (a
         # development setup) has, and then the answer tells how it went.
-        outcome = ran_outcome(task_result)
-        if outcome is None:
+        if task_result is None or not ran(task_result):
             return self.answer(delivery, DeliveryOutcome.RECEIVED, 200)
         with single_write():
             delivery.refresh_from_db(fields=["outcome", "error"])
