@@ -56,7 +56,7 @@ from django_orderpay.models import (
 )
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
-from django_orderpay.sync import sync_charge, sync_order, sync_transaction
+from django_orderpay.sync import single_write, sync_charge, sync_order, sync_transaction
 from django_orderpay.sync.inserting import insert_new
 
 from . import idempotency
@@ -189,6 +189,14 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     caller's, the row is committed before this returns, so it survives a
     crash during the request.
     """
+    # The usual call is the scope's first: its operation goes in with one
+    # statement, committed at once (no lock, no transaction). Any conflict (the
+    # scope's first sequence or the caller's key is taken) means there is
+    # history to read: the locked look below decides, as it would have.
+    with single_write():
+        first = insert_new([_new(intent, 0, explicit_key)])
+    if first:
+        return first[0], False
     for _ in range(5):
         with sync_transaction():
             rows = Operation.objects.select_for_update()
