@@ -40,7 +40,7 @@ from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write
-from django_orderpay.sync.inserting import insert_new
+from django_orderpay.sync.inserting import insert, insert_new
 
 #: Longest error text kept (a traceback is kept whole, tracebacks are bounded).
 MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
@@ -99,7 +99,7 @@ def record_delivery(**fields: object) -> NotificationDelivery:
     """Insert one delivery (:func:`new_delivery`'s arguments), committed on its own."""
     delivery = new_delivery(**fields)  # type: ignore[arg-type]
     with single_write():
-        delivery.save(force_insert=True)
+        insert(delivery)
     return delivery
 
 
@@ -284,4 +284,4 @@ def record_after_rollback(
     delivery.attempts = 1
     delivery.processed_at = timezone.now()
     with single_write():
-        delivery.save(force_insert=True)
+        insert(delivery)

@@ -38,6 +38,7 @@ from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import single_write
+from django_orderpay.sync.inserting import insert
 
 from . import recording
 from .processing import Result, receive_delivery
@@ -240,7 +241,7 @@ class NotificationView(APIView):
         )
         if get_settings().notification_background:
             with single_write():
-                delivery.save(force_insert=True)
+                insert(delivery)
             return self.enqueue(delivery, policy)
         # Recorded and processed in one transaction. One bounded fetch: the
         # provider's request must not wait on our retries. A failure answers
