@@ -50,3 +50,12 @@ def single_write(using: str | None = None) -> AbstractContextManager[None]:
     if connection.features.has_select_for_update or connection.in_atomic_block:
         return nullcontext()
     return sync_transaction(using)
+
+
+def for_update(using: str | None = None) -> str:
+    """`` FOR UPDATE`` where rows can be locked (what ``select_for_update()`` adds), else ``""``.
+
+    For the few hot queries written out in SQL (see their docstrings).
+    """
+    connection = transaction.get_connection(using)
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
