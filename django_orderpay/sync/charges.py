@@ -18,7 +18,7 @@ from ..models.base import attname
 from ..models.operations import has_open_operations
 from ..signals import ChargeChange, announce_change
 from .cards import sync_card_tokens
-from .inserting import insert_new
+from .inserting import insert, insert_new
 from .locking import for_update
 from .parse import ChargeState, SyncError
 
@@ -228,7 +228,7 @@ def _record(
     ``charges`` (all the order's, locked) go with the signals: a newly paid
     charge's ``payment_duplicated`` look reads them instead of the database.
     """
-    ChargeStatusChange.objects.bulk_create(
+    history = [
         ChargeStatusChange(
             charge=row,
             old_status=change.old_status,
@@ -238,7 +238,11 @@ def _record(
         )
         for row, change in changes
         if change.old_status != change.new_status
-    )
+    ]
+    if len(history) == 1:  # the usual case: its statement is compiled once
+        insert(history[0])
+    else:
+        ChargeStatusChange.objects.bulk_create(history)
     for row, change in changes:
         announce_change(row, change, source, charges)
 

@@ -101,7 +101,7 @@ def insert_new(rows: Sequence[M], *, key: str = "pk") -> list[M]:
         return []
     if key == "pk" and len(rows) > 1:
         raise ValueError("inserting several rows needs key=, a unique field")
-    if len(rows) == 1 and key == "pk" and not _has_expressions(rows[0]):
+    if len(rows) == 1 and not _has_expressions(rows[0]):
         return list(rows) if _insert_one(rows[0], ignore=True) else []
     model = type(rows[0])
     meta = model._meta
