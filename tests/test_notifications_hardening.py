@@ -14,6 +14,7 @@ import json
 import pytest
 from django.test import Client
 from django.urls import path
+from rest_framework.permissions import BasePermission
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.notifications.verification import DEFAULT_CHECKS, Incoming, Policy, Rejected
@@ -165,3 +166,30 @@ def test_the_view_makes_one_fetch_and_answers_500_at_once_for_the_provider_to_re
     order.refresh_from_db()
     assert order.status == "PAID"
     assert Order.objects.count() == 1
+
+
+class Refusing(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        return False
+
+
+class PermissionView(NotificationView):
+    """A subclass with a DRF permission: DRF's own dispatch applies it."""
+
+    permission_classes = (Refusing,)
+
+
+def test_a_subclass_with_a_drf_permission_gets_drfs_dispatch(rf, orderpay_emulator):
+    _, paid = paid_notification(orderpay_emulator)
+    headers = {k: v for k, v in paid["headers"].items() if k.lower() != "content-type"}
+    request = rf.post(
+        "/notifications/", data=paid["body"], content_type="application/json", headers=headers
+    )
+
+    refused = PermissionView.as_view()(request)
+
+    assert refused.status_code == 403  # DRF's permission check ran
+    assert not NotificationDelivery.objects.exists()  # refused before the view recorded it
+    answered = NotificationView.as_view()(request)
+    assert answered.status_code == 200
+    assert NotificationDelivery.objects.get().outcome == "processed"
