@@ -33,11 +33,14 @@ from django_orderpay.models import DeliveryOutcome, NotificationDelivery
 
 #: Seconds between a delivery's record and the start of the drain that wakes
 #: for it: every delivery this process records meanwhile rides on that drain.
-#: A worker's own polling interval comes on top. The web processes' and the
-#: workers' clocks must agree to well within it (NTP): a worker whose clock
-#: runs ahead could start the drain before a delivery of its last instants
-#: is committed, which then waits for the next drain (or a replay).
-DRAIN_DELAY = 0.1
+#: A worker's own polling interval comes on top (1 s by default for
+#: django-tasks-db), so a quarter of a second costs little latency and keeps
+#: the task rows (about 1 ms each to enqueue) to four a second per web
+#: process. The web processes' and the workers' clocks must agree to well
+#: within it (NTP): a worker whose clock runs ahead could start the drain
+#: before a delivery of its last instants is committed, which then waits for
+#: the next drain (or a replay).
+DRAIN_DELAY = 0.25
 #: Failed delivery ids named in a drain's failure (the log has them all).
 FAILURES_NAMED = 20
 

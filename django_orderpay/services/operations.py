@@ -133,7 +133,13 @@ def _send_request(api: OrderPayClient, intent: Intent, body: dict[str, Any], key
 
 def _mirror(intent: Intent, answer: Any, source: str) -> Mirrored:
     if intent.kind == OperationKind.CREATE:
-        return sync_order(answer, source=source, user=intent.user, shop_object=intent.shop_object)
+        return sync_order(
+            answer,
+            source=source,
+            user=intent.user,
+            shop_object=intent.shop_object,
+            expect_new=True,
+        )
     if intent.kind == OperationKind.PAY:
         return sync_order(answer, source=source)
     return sync_charge(answer, source=source)

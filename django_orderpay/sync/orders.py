@@ -61,18 +61,23 @@ def _snapshot(order: Order) -> dict[str, Any]:
     return {name: getattr(order, attname) for name, attname in _ATTNAMES.items()}
 
 
-def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Order, bool]:
+def _lock_or_create(
+    state: OrderState, user: Any, shop_object: Any, *, expect_new: bool = False
+) -> tuple[Order, bool]:
     """The order row, locked for this transaction, and whether this sync inserted it.
 
     A new order is inserted complete (its status derived from the answer's
     charges, which are all new to it), so it need not be written twice.
     Two syncs of a new order race to insert it: the loser's insert is
     skipped (``ON CONFLICT DO NOTHING``, after waiting for the winner), and
-    it then locks the winner's row instead.
+    it then locks the winner's row instead. ``expect_new`` (a create's
+    answer) tries the insert before looking: one round trip where the
+    order is new, as it nearly always is then.
     """
-    found = lock_order(state.provider_id)
-    if found is not None:
-        return found, False
+    if not expect_new:
+        found = lock_order(state.provider_id)
+        if found is not None:
+            return found, False
     order = Order(
         provider_id=state.provider_id,
         data=state.data,
@@ -85,7 +90,7 @@ def _lock_or_create(state: OrderState, user: Any, shop_object: Any) -> tuple[Ord
     _claim(order, user, shop_object)
     if insert_new([order]):
         return order, True
-    logger.debug("order %s was inserted by a concurrent sync; locking it", order.provider_id)
+    logger.debug("order %s is mirrored already (a concurrent sync?); locking it", order.provider_id)
     winner = lock_order(state.provider_id)
     if winner is None:  # deleted since: as get() would
         raise Order.DoesNotExist(f"order {state.provider_id} is gone")
@@ -219,6 +224,7 @@ def sync_order(
     user: AbstractBaseUser | AnonymousUser | None = None,
     shop_object: models.Model | None = None,
     locked: Order | None = None,
+    expect_new: bool = False,
 ) -> Order:
     """Mirror a provider Order (create, pay or GET answer, or a notification body).
 
@@ -232,14 +238,16 @@ def sync_order(
     ``locked`` is the order's row as :func:`lock_order` returned it, in the
     caller's transaction: the sync then runs in that transaction as it is
     (no lock taken again, no savepoint), and an error leaves the rollback
-    to the caller.
+    to the caller. ``expect_new`` says the order is most likely not mirrored
+    yet (the answer to this shop's create): its row is inserted before it
+    is looked for; the outcome is the same either way.
     """
     _check_source(source)
     state = parse_order(payload)
     block = sync_transaction() if locked is None else _callers_transaction(locked, state)
     with block:
         if locked is None:
-            order, new_order = _lock_or_create(state, user, shop_object)
+            order, new_order = _lock_or_create(state, user, shop_object, expect_new=expect_new)
         else:
             order, new_order = locked, False
         before = _snapshot(order)
