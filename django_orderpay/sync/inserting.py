@@ -15,8 +15,10 @@ statement's SQL is the same every time for a model: it is compiled once
 and kept (:func:`_one_row_sql`), and each insert only works out its values
 as the ORM would (``pre_save``, ``get_db_prep_save``). Django compiling it
 again cost about as much as the insert's round trip on PostgreSQL; a
-``Model.save()`` (signals, the save machinery) twice that. Nothing listens
-to these models' save signals.
+``Model.save()`` (signals, the save machinery) twice that. Like
+``bulk_create``, these inserts send no ``pre_save``/``post_save``: the
+package listens to none, and a shop follows ``django_orderpay.signals``,
+sent on every real transition.
 """
 
 from __future__ import annotations
