@@ -146,6 +146,20 @@ def test_an_unknown_outcome_is_its_own_exception_carrying_the_operation(
     assert APPROVED_VISA not in str(error) + operation.error
 
 
+def test_a_repeat_that_succeeds_clears_the_unknown_outcomes_error(orderpay_emulator, no_retries):
+    timeout(orderpay_emulator, "/orders")
+    body = order_payload("clear-1", charges=[charge(500)])
+    with pytest.raises(OutcomeUnknown):
+        create_order(body)
+    assert Operation.objects.get().error.startswith("ProviderUnavailable")
+
+    order = create_order(body)
+
+    operation = Operation.objects.get()
+    assert (operation.state, operation.reported, operation.error) == ("succeeded", True, "")
+    assert operation.order == order
+
+
 def test_a_500_with_a_json_body_never_moves_to_a_new_key(orderpay_emulator, no_retries):
     row = paid_charge()
     orderpay_emulator.inject_fault("http_500_json", path_prefix="/charges/")

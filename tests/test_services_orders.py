@@ -381,3 +381,30 @@ def test_an_id_where_a_row_is_expected_is_refused_naming_the_argument(orderpay_e
     assert "objects.get(provider_id=...)" in str(caught.value)
     # Nothing reached the provider: the charge is still only authorised.
     assert get_client().get_charge(charge_id)["status"] == "AUTHORIZED"
+
+
+def test_create_order_is_six_statements_each_once(orderpay_emulator):
+    """The record first (one insert), then the sync, which settles it in the same update."""
+    create_order(order_payload("warm-up", charges=[charge(500)]))
+    with CaptureQueriesContext(connection) as queries:
+        create_order(order_payload("six-1", charges=[charge(500)]))
+
+    control = ("SAVEPOINT", "RELEASE", "BEGIN", "COMMIT")
+    statements = [q["sql"] for q in queries.captured_queries]
+    data = [sql for sql in statements if not sql.lstrip().upper().startswith(control)]
+    kinds = [(sql.split()[0].upper(), _table(sql)) for sql in data]
+    assert kinds == [
+        ("INSERT", "operation"),  # the record, committed before the request leaves
+        ("INSERT", "order"),  # inserted before it is looked for: the answer's order is new
+        ("INSERT", "charge"),
+        ("INSERT", "chargestatuschange"),
+        ("SELECT", "operation"),  # the open operations the new order may settle
+        ("UPDATE", "operation"),  # this call's, settled and heard in one update
+    ]
+
+
+def _table(sql: str) -> str:
+    for word in sql.replace('"', " ").split():
+        if word.startswith("django_orderpay_"):
+            return word.removeprefix("django_orderpay_")
+    return "?"

@@ -58,6 +58,7 @@ from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write, sync_charge, sync_order, sync_transaction
 from django_orderpay.sync.inserting import insert_new
+from django_orderpay.sync.operations import Answered
 
 from . import idempotency
 from ._common import client_or_default
@@ -131,7 +132,7 @@ def _send_request(api: OrderPayClient, intent: Intent, body: dict[str, Any], key
     return api.cancel_charge(intent.target, amount, idempotency_key=key)
 
 
-def _mirror(intent: Intent, answer: Any, source: str) -> Mirrored:
+def _mirror(intent: Intent, answer: Any, source: str, answered: Answered) -> Mirrored:
     if intent.kind == OperationKind.CREATE:
         return sync_order(
             answer,
@@ -139,10 +140,11 @@ def _mirror(intent: Intent, answer: Any, source: str) -> Mirrored:
             user=intent.user,
             shop_object=intent.shop_object,
             expect_new=True,
+            answered=answered,
         )
     if intent.kind == OperationKind.PAY:
-        return sync_order(answer, source=source)
-    return sync_charge(answer, source=source)
+        return sync_order(answer, source=source, answered=answered)
+    return sync_charge(answer, source=source, answered=answered)
 
 
 def _result(operation: Operation) -> Mirrored | None:
@@ -363,14 +365,17 @@ def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: 
         ):
             raise
         raise _unknown(operation, error) from error
+    answered = Answered(operation, reported=source == ChangeSource.API)
     try:
-        mirrored = _mirror(intent, answer, source)
+        mirrored = _mirror(intent, answer, source, answered)
     except Exception as exc:
         # The provider acted; only our copy failed. It stays open, to be
         # settled when the order is next mirrored (a notification, a sync).
         logger.exception("operation %s: the answer could not be mirrored", operation.pk)
         raise _unknown(operation, exc) from exc
-    _succeeded(operation, mirrored, reported=source == ChangeSource.API)
+    if not answered.settled:
+        # The sync did not prove it (or it was settled already): say so now.
+        _succeeded(operation, mirrored, reported=answered.reported)
     return mirrored
 
 

@@ -21,6 +21,7 @@ A settled operation stays unreported: the caller's next repeat hears of it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
@@ -62,7 +63,24 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
     return list(Operation.objects.raw(sql, [*states, *params]))
 
 
-def settle(order: Order, charges: Sequence[Charge], *, new_order: bool) -> None:
+@dataclass
+class Answered:
+    """The operation whose call returned the payload being synced, and whether its caller hears it.
+
+    When the sync proves it done, it is settled in the sync's own
+    transaction with everything the call's success writes (the order, no
+    error, ``reported``), in the one update, and ``settled`` says so: the
+    caller has nothing left to write.
+    """
+
+    operation: Operation
+    reported: bool
+    settled: bool = False
+
+
+def settle(
+    order: Order, charges: Sequence[Charge], *, new_order: bool, answered: Answered | None = None
+) -> None:
     """Close the open operations of ``order`` (locked) that its new state proves done."""
     open_operations = _open_operations(order, new_order=new_order)
     if not open_operations:
@@ -77,9 +95,20 @@ def settle(order: Order, charges: Sequence[Charge], *, new_order: bool) -> None:
             settled.append((operation, links))
     now = timezone.now()
     for operation, links in settled:
-        Operation.objects.filter(pk=operation.pk).update(
-            state=OperationState.SUCCEEDED, resolved_at=now, updated_at=now, **links
-        )
+        fields: dict[str, Any] = {
+            "state": OperationState.SUCCEEDED,
+            "resolved_at": now,
+            "updated_at": now,
+            **links,
+        }
+        if answered is not None and operation.pk == answered.operation.pk:
+            fields.update(order=order, error="")
+            if answered.reported:
+                fields["reported"] = True
+            for name, value in fields.items():
+                setattr(answered.operation, name, value)
+            answered.settled = True
+        Operation.objects.filter(pk=operation.pk).update(**fields)
         if operation.kind == OperationKind.CREATE:
             _adopt(order, operation)
 

@@ -30,7 +30,7 @@ from ..signals import announce_order_expired
 from .charges import apply_charges
 from .inserting import insert_new
 from .locking import for_update, sync_transaction
-from .operations import settle
+from .operations import Answered, settle
 from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
 
 logger = logging.getLogger("django_orderpay.sync")
@@ -225,6 +225,7 @@ def sync_order(
     shop_object: models.Model | None = None,
     locked: Order | None = None,
     expect_new: bool = False,
+    answered: Answered | None = None,
 ) -> Order:
     """Mirror a provider Order (create, pay or GET answer, or a notification body).
 
@@ -240,7 +241,9 @@ def sync_order(
     (no lock taken again, no savepoint), and an error leaves the rollback
     to the caller. ``expect_new`` says the order is most likely not mirrored
     yet (the answer to this shop's create): its row is inserted before it
-    is looked for; the outcome is the same either way.
+    is looked for; the outcome is the same either way. ``answered`` is the
+    operation whose call returned ``payload`` (see
+    :class:`~django_orderpay.sync.operations.Answered`).
     """
     _check_source(source)
     state = parse_order(payload)
@@ -263,16 +266,23 @@ def sync_order(
         if state.qr_codes:
             _sync_qr_codes(order, state.qr_codes, new_order=new_order)
         if open_operations is not False:
-            settle(order, charges, new_order=new_order)
+            settle(order, charges, new_order=new_order, answered=answered)
         _finish(order, charges, state.data, before, source=source, new_order=new_order)
     return order
 
 
-def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = None) -> Charge:
+def sync_charge(
+    payload: dict[str, Any],
+    *,
+    source: str,
+    order: Order | None = None,
+    answered: Answered | None = None,
+) -> Charge:
     """Mirror a provider Charge (GET /charges, capture and cancel answers).
 
     A charge answer names no order, so the charge must be known already
-    (its order synced before) or ``order`` given.
+    (its order synced before) or ``order`` given. ``answered``: as
+    :func:`sync_order`'s.
     """
     _check_source(source)
     state = parse_charge(payload)
@@ -291,6 +301,6 @@ def sync_charge(payload: dict[str, Any], *, source: str, order: Order | None = N
         before = _snapshot(locked)
         charges, open_operations = apply_charges(locked, [state], source=source)
         if open_operations is not False:
-            settle(locked, charges, new_order=False)
+            settle(locked, charges, new_order=False, answered=answered)
         _finish(locked, charges, locked.data, before, source=source)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)
