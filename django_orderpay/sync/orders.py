@@ -90,7 +90,9 @@ def _lock_or_create(
     _claim(order, user, shop_object)
     if insert_new([order]):
         return order, True
-    logger.debug("order %s is mirrored already (a concurrent sync?); locking it", order.provider_id)
+    logger.debug(
+        "order %s was inserted by a concurrent sync or before; locking it", order.provider_id
+    )
     winner = lock_order(state.provider_id)
     if winner is None:  # deleted since: as get() would
         raise Order.DoesNotExist(f"order {state.provider_id} is gone")
