@@ -70,14 +70,19 @@ def has_open_operations(order_pk: int) -> RawSQL:
     to resolve that expression each time (measured on PostgreSQL), as long
     as the query itself.
     """
-    states = sorted(OPEN_OPERATION_STATES)
-    marks = ", ".join(["%s"] * len(states))
+    is_open, states = open_state_sql()
     # Only the table's name and placeholders are formatted in; values are parameters.
     sql = (
         f"EXISTS (SELECT 1 FROM {Operation._meta.db_table}"  # noqa: S608
-        f" WHERE order_id = %s AND state IN ({marks}))"
+        f" WHERE order_id = %s AND {is_open})"
     )
     return RawSQL(sql, [order_pk, *states], models.BooleanField())  # noqa: S611
+
+
+def open_state_sql() -> tuple[str, list[str]]:
+    """What :meth:`OperationQuerySet.open` says, for queries written out: SQL and its parameters."""
+    states = [str(state) for state in sorted(OPEN_OPERATION_STATES)]
+    return f"state IN ({', '.join(['%s'] * len(states))})", states
 
 
 class Operation(models.Model):

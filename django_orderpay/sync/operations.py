@@ -27,7 +27,6 @@ from typing import Any
 from django.utils import timezone
 
 from ..models import (
-    OPEN_OPERATION_STATES,
     Charge,
     ChargeStatus,
     Operation,
@@ -35,6 +34,7 @@ from ..models import (
     OperationState,
     Order,
 )
+from ..models.operations import open_state_sql
 
 
 def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
@@ -48,8 +48,7 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
     query on every ``create_order`` (measured on PostgreSQL), more than the
     query's own round trip.
     """
-    states = sorted(OPEN_OPERATION_STATES)
-    marks = ", ".join(["%s"] * len(states))
+    is_open, states = open_state_sql()
     wanted = "order_id = %s"
     params: list[object] = [order.pk]
     if new_order and order.reference_id:
@@ -58,7 +57,7 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
     # Only the table's name and placeholders are formatted in; values are parameters.
     sql = (
         f"SELECT * FROM {Operation._meta.db_table}"  # noqa: S608
-        f" WHERE state IN ({marks}) AND ({wanted}) ORDER BY id"
+        f" WHERE {is_open} AND ({wanted}) ORDER BY id"
     )
     return list(Operation.objects.raw(sql, [*states, *params]))
 
