@@ -58,7 +58,7 @@ from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write, sync_charge, sync_order, sync_transaction
 from django_orderpay.sync.inserting import insert_new
-from django_orderpay.sync.operations import Answered
+from django_orderpay.sync.operations import Answered, success_fields
 
 from . import idempotency
 from ._common import client_or_default
@@ -381,11 +381,9 @@ def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: 
 
 def _succeeded(operation: Operation, mirrored: Mirrored, *, reported: bool) -> None:
     order = mirrored if isinstance(mirrored, Order) else mirrored.order
-    fields: dict[str, Any] = {"state": OperationState.SUCCEEDED, "order": order, "error": ""}
+    fields = success_fields(order, reported=reported)
     if isinstance(mirrored, Charge):
         fields["charge"] = mirrored
-    if reported:
-        fields["reported"] = True
     if operation.resolved_at is None:
         fields["resolved_at"] = timezone.now()
     _update(operation, **fields)

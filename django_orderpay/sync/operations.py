@@ -77,6 +77,14 @@ class Answered:
     settled: bool = False
 
 
+def success_fields(order: Order, *, reported: bool) -> dict[str, Any]:
+    """What a call's success writes on its operation: succeeded, its order, no error, heard."""
+    fields: dict[str, Any] = {"state": OperationState.SUCCEEDED, "order": order, "error": ""}
+    if reported:
+        fields["reported"] = True
+    return fields
+
+
 def settle(
     order: Order, charges: Sequence[Charge], *, new_order: bool, answered: Answered | None = None
 ) -> None:
@@ -101,9 +109,7 @@ def settle(
             **links,
         }
         if answered is not None and operation.pk == answered.operation.pk:
-            fields.update(order=order, error="")
-            if answered.reported:
-                fields["reported"] = True
+            fields.update(success_fields(order, reported=answered.reported))
             for name, value in fields.items():
                 setattr(answered.operation, name, value)
             answered.settled = True
