@@ -127,7 +127,7 @@ def record_duplicate(delivery: NotificationDelivery) -> None:
     delivery.attempts = 1
     delivery.processed_at = timezone.now()
     delivery.error = _copy_of(delivery.dedupe_key)
-    delivery.save(force_insert=True)
+    insert(delivery)
     delivery.error = COPY_OF.strip()
 
 

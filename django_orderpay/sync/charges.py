@@ -21,6 +21,8 @@ from .cards import sync_card_tokens
 from .inserting import insert, insert_new
 from .locking import for_update
 from .parse import ChargeState, SyncError
+from .reading import columns, rows
+from .updating import save_fields
 
 #: Columns a newer copy may leave empty without meaning "cleared": a cancel
 #: answer need not repeat the recurrence reference or the paid time.
@@ -83,30 +85,28 @@ def _lock(order: Order, states: Sequence[ChargeState]) -> tuple[dict[str, Charge
     """
     ids = [state.provider_id for state in states]
     # One query, rows locked in primary-key order: every sync takes charge
-    # locks in the same order, so two of them cannot deadlock. Written out
-    # and run through raw(): Django took longer to build and compile
+    # locks in the same order, so two of them cannot deadlock. Written out:
+    # Django took longer to build and compile
     # select_for_update().filter(Q(order=...) | Q(provider_id__in=...))
     # with the annotation than PostgreSQL took to run it (each sync runs it).
     exists = has_open_operations(order.pk)
     wanted = "order_id = %s"
     if ids:
         wanted += f" OR provider_id IN ({', '.join(['%s'] * len(ids))})"
-    # Only the table's name, the EXISTS and placeholders are formatted in; values are parameters.
+    # Only columns, the table's name, the EXISTS and placeholders are formatted in.
     sql = (
-        f"SELECT *, {exists.sql} AS order_has_open_operations"  # noqa: S608
+        f"SELECT {columns(Charge)}, {exists.sql}"  # noqa: S608
         f" FROM {Charge._meta.db_table} WHERE {wanted} ORDER BY id{for_update()}"
     )
-    rows = Charge.objects.raw(sql, [*exists.params, order.pk, *ids])
     known: dict[str, Charge] = {}
     open_operations: bool | None = None
-    for row in rows:
+    for row, (has_open,) in rows(Charge, sql, [*exists.params, order.pk, *ids]):
         if row.order_id != order.pk:
             index = ids.index(row.provider_id)
             raise SyncError(f"charges[{index}].id", f"{row.provider_id} belongs to another order")
         row.order = order
         known[row.provider_id] = row
-        # The query's extra column; SQLite answers 0 or 1.
-        open_operations = bool(row.order_has_open_operations)  # type: ignore[attr-defined]
+        open_operations = bool(has_open)  # SQLite answers 0 or 1
     return known, open_operations
 
 
@@ -148,15 +148,16 @@ def _apply(row: Charge, state: ChargeState, token: Any, now: Any) -> list[str]:
 def _save(changed: Sequence[tuple[Charge, list[str]]]) -> None:
     """Write the changed columns of ``changed`` rows in one statement.
 
-    One row, the usual case (a capture, a cancel, a notification), is a
-    plain ``save(update_fields=...)``: ``bulk_update`` builds a ``CASE WHEN``
-    per column, which costs Django over ten times as much for a single row.
+    One row, the usual case (a capture, a cancel, a notification), is
+    written as ``save(update_fields=...)`` writes it (:func:`.save_fields`):
+    ``bulk_update`` builds a ``CASE WHEN`` per column, which costs Django
+    over ten times as much for a single row.
     Two or more rows still take one ``bulk_update``, of the columns that
     changed in any of them, so the statement count never grows with charges.
     """
     if len(changed) == 1:
         row, fields = changed[0]
-        row.save(update_fields=fields)
+        save_fields(row, fields)
     elif changed:
         union = set().union(*(fields for _, fields in changed))
         fields = [name for name in UPDATE_FIELDS if name in union]

@@ -28,30 +28,57 @@ from typing import Any, TypeVar
 
 from django.db import connections, models, router
 from django.db.models.constants import OnConflict
+from django.db.models.expressions import RawSQL
 from django.db.models.fields import Field
 from django.db.models.sql.subqueries import InsertQuery
 
 M = TypeVar("M", bound=models.Model)
 
-#: (model, database alias, ON CONFLICT DO NOTHING) -> the one-row INSERT's SQL and its fields.
-_ONE_ROW: dict[tuple[type[models.Model], str, bool], tuple[str, list[Field]]] = {}
+#: (model, database alias, ON CONFLICT DO NOTHING, SQL of any RawSQL values) -> the
+#: one-row INSERT's SQL and its fields.
+_ONE_ROW: dict[tuple[type[models.Model], str, bool, tuple[str, ...]], tuple[str, list[Field]]] = {}
 
 
-def _one_row_sql(model: type[models.Model], using: str, ignore: bool) -> tuple[str, list[Field]]:
-    """``INSERT`` of one row of ``model`` returning its key, compiled by the ORM once."""
-    found = _ONE_ROW.get((model, using, ignore))
+def _one_row_sql(row: models.Model, using: str, ignore: bool) -> tuple[str, list[Field]]:
+    """``INSERT`` of one row like ``row`` returning its key, compiled by the ORM once.
+
+    A value given as :class:`RawSQL` (the same SQL every time, its own
+    parameters) is compiled into the statement; other values are one
+    placeholder each.
+    """
+    model = type(row)
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk]
+    raw = tuple(v.sql for f in fields if isinstance(v := getattr(row, f.attname), RawSQL))
+    found = _ONE_ROW.get((model, using, ignore, raw))
     if found is None:
-        meta = model._meta
-        fields = [f for f in meta.concrete_fields if f is not meta.pk]
+        # A blank row but for the RawSQL values: only the statement's shape is kept.
+        shape = model(**{f.attname: getattr(row, f.attname) for f in fields if _is_raw(row, f)})
         query = InsertQuery(model, on_conflict=OnConflict.IGNORE if ignore else None)
-        query.insert_values(fields, [model()])  # a blank row: only the statement's shape is kept
+        query.insert_values(fields, [shape])
         compiler = query.get_compiler(using=using)
         compiler.returning_fields = [meta.pk]
         [(sql, params)] = compiler.as_sql()
-        if len(params) != len(fields):
+        if len(params) != len(_params(shape, fields, connections[using])):
             raise RuntimeError(f"{model.__name__}: a field's SQL is not one placeholder")
-        found = _ONE_ROW[(model, using, ignore)] = (sql, fields)
+        found = _ONE_ROW[(model, using, ignore, raw)] = (sql, fields)
     return found
+
+
+def _is_raw(row: models.Model, field: Field) -> bool:
+    return isinstance(getattr(row, field.attname), RawSQL)
+
+
+def _params(row: models.Model, fields: list[Field], connection: Any) -> list[Any]:
+    """The statement's parameters for ``row``: each value as the ORM prepares it."""
+    params: list[Any] = []
+    for field in fields:
+        value = getattr(row, field.attname)
+        if isinstance(value, RawSQL):
+            params.extend(value.params)
+        else:
+            params.append(field.get_db_prep_save(field.pre_save(row, True), connection))
+    return params
 
 
 def _insert_one(row: M, *, ignore: bool) -> bool:
@@ -59,10 +86,9 @@ def _insert_one(row: M, *, ignore: bool) -> bool:
     model = type(row)
     using = router.db_for_write(model)
     connection = connections[using]
-    sql, fields = _one_row_sql(model, using, ignore)
-    params = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
+    sql, fields = _one_row_sql(row, using, ignore)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, _params(row, fields, connection))
         answer = cursor.fetchone()
     if answer is None:
         return False
@@ -73,9 +99,10 @@ def _insert_one(row: M, *, ignore: bool) -> bool:
 
 
 def _has_expressions(row: models.Model) -> bool:
-    """Whether a value is an SQL expression (compiled into the statement: not the kept one)."""
+    """Whether a value is an SQL expression other than RawSQL (not the kept statement)."""
     return any(
-        hasattr(getattr(row, field.attname, None), "resolve_expression")
+        hasattr(value := getattr(row, field.attname, None), "resolve_expression")
+        and not isinstance(value, RawSQL)
         for field in row._meta.concrete_fields
     )
 

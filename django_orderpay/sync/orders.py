@@ -32,6 +32,8 @@ from .inserting import insert_new
 from .locking import for_update, sync_transaction
 from .operations import Answered, settle
 from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
+from .reading import columns, rows
+from .updating import save_fields
 
 logger = logging.getLogger("django_orderpay.sync")
 
@@ -151,7 +153,7 @@ def _finish(
     if new_order and not changed:
         return
     order.synced_at = timezone.now()
-    order.save(update_fields=[*changed, "synced_at"])
+    save_fields(order, [*changed, "synced_at"])
 
 
 def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> None:
@@ -203,11 +205,14 @@ def lock_order(provider_id: str) -> Order | None:
     :func:`sync_order` as ``locked``, which then does not lock it again.
     Call it inside :func:`sync_transaction`; None if no such order is mirrored.
     """
-    # Written out and run through raw(): what select_for_update().get(provider_id=...)
-    # asks, without Django building and compiling the query on every sync.
-    # Only the table's name is formatted in; the id is a parameter.
-    sql = f"SELECT * FROM {Order._meta.db_table} WHERE provider_id = %s{for_update()}"  # noqa: S608
-    return next(iter(Order.objects.raw(sql, [provider_id])), None)
+    # Written out: what select_for_update().get(provider_id=...) asks, without
+    # Django building and compiling the query on every sync. Only the
+    # columns and the table's name are formatted in; the id is a parameter.
+    sql = (
+        f"SELECT {columns(Order)} FROM {Order._meta.db_table}"  # noqa: S608
+        f" WHERE provider_id = %s{for_update()}"
+    )
+    return next((order for order, _ in rows(Order, sql, [provider_id])), None)
 
 
 def _callers_transaction(locked: Order, state: OrderState) -> AbstractContextManager[None]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,11 +30,13 @@ from .fields import (
 
 
 def _scrubbed(charge: Mapping[str, Any]) -> dict[str, Any]:
-    data = copy.deepcopy(dict(charge))
-    card = (data.get("payment_method") or {}).get("card")
-    if isinstance(card, dict):
-        for key in CARD_SECRET_KEYS:
-            card.pop(key, None)
+    """``charge`` without the card's secrets: copied along that path only, the answer untouched."""
+    data = dict(charge)
+    method = data.get("payment_method")
+    card = method.get("card") if isinstance(method, Mapping) else None
+    if isinstance(card, Mapping) and any(key in card for key in CARD_SECRET_KEYS):
+        kept = {key: value for key, value in card.items() if key not in CARD_SECRET_KEYS}
+        data["payment_method"] = {**method, "card": kept}  # type: ignore[dict-item]
     return data
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 from collections.abc import Mapping
@@ -18,6 +19,8 @@ logger = logging.getLogger("django_orderpay.sync")
 ENUM_LENGTH = 32
 #: What no database text column (PostgreSQL's NUL) or UTF-8 (a lone surrogate) can hold.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: The same, as it appears in ``json.dumps(..., ensure_ascii=False)``.
+UNSTORABLE_IN_JSON = re.compile(r"\\u0000|[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
@@ -26,14 +29,32 @@ def storable(value: Any) -> Any:
 
     The provider's text is mirrored whatever it holds: a NUL in a customer's
     name must not fail every sync of the order (a notification retried
-    forever, an order charged and never mirrored).
+    forever, an order charged and never mirrored). An answer with none (all
+    but a few) is returned as it is, after one look at its JSON.
     """
+    if isinstance(value, dict | list) and _all_storable(value):
+        return value
+    return _replaced(value)
+
+
+def _all_storable(value: dict[str, Any] | list[Any]) -> bool:
+    # A NUL is escaped in JSON ("\u0000"), a lone surrogate is not (with
+    # ensure_ascii off). A literal backslash before "u0000" looks the same:
+    # it only costs the slow path.
+    try:
+        encoded = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    return UNSTORABLE_IN_JSON.search(encoded) is None
+
+
+def _replaced(value: Any) -> Any:
     if isinstance(value, str):
         return UNSTORABLE.sub(REPLACEMENT, value) if UNSTORABLE.search(value) else value
     if isinstance(value, Mapping):
-        return {storable(key): storable(item) for key, item in value.items()}
+        return {_replaced(key): _replaced(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [storable(item) for item in value]
+        return [_replaced(item) for item in value]
     return value
 
 
