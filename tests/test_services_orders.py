@@ -397,9 +397,9 @@ def test_create_order_is_six_statements_each_once(orderpay_emulator):
         ("INSERT", "operation"),  # the record, committed before the request leaves
         ("INSERT", "order"),  # inserted before it is looked for: the answer's order is new
         ("INSERT", "charge"),
-        ("INSERT", "chargestatuschange"),
         ("SELECT", "operation"),  # the open operations the new order may settle
         ("UPDATE", "operation"),  # this call's, settled and heard in one update
+        ("INSERT", "chargestatuschange"),  # with the sync's closing writes
     ]
 
 

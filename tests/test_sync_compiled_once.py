@@ -1,6 +1,6 @@
 """The statements a sync keeps compiled: they read and write what the ORM would.
 
-``sync.updating.save_fields`` stands for ``save(update_fields=...)``,
+``sync.batching.Writes`` stands for ``save(update_fields=...)``,
 ``sync.reading.rows`` for ``raw()``, the kept one-row ``INSERT`` for
 ``save(force_insert=True)``; ``storable`` and the card scrub skip copying
 answers that need no change. Each is checked against what Django itself
@@ -30,7 +30,7 @@ from django_orderpay.sync.charges import _lock
 from django_orderpay.sync.orders import lock_order
 from django_orderpay.sync.parse import parse_charge, parse_order
 from django_orderpay.sync.parse.fields import storable
-from django_orderpay.sync.updating import save_fields
+from django_orderpay.sync.batching import Writes
 from django_orderpay.testing import samples
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +54,13 @@ def authorised() -> dict:
     charge["amount"]["summary"]["paid"] = 0
     charge.pop("paid_at", None)
     return answer
+
+
+def save_fields(row, names: list[str]) -> None:
+    """One write on its own, as a sync queues it."""
+    writes = Writes()
+    writes.update(row, names)
+    writes.flush()
 
 
 def _fields(row: object) -> dict:
@@ -84,14 +91,16 @@ def test_a_sync_sends_save_signals_as_save_update_fields_does(authorised):
 
     charge_id = authorised["charges"][0]["id"]
     order_id = authorised["id"]
+    # The charge's and the order's writes go as one statement: both pre_save
+    # signals before it, both post_save after.
     assert [(when, pid, sender, created) for when, pid, sender, created, _ in heard] == [
         ("pre", charge_id, Charge, False),
-        ("post", charge_id, Charge, False),
         ("pre", order_id, Order, False),
+        ("post", charge_id, Charge, False),
         ("post", order_id, Order, False),
     ]
-    charge_fields, order_fields = heard[1][4], heard[3][4]
-    assert heard[0][4] == charge_fields and heard[2][4] == order_fields
+    charge_fields, order_fields = heard[2][4], heard[3][4]
+    assert heard[0][4] == charge_fields and heard[1][4] == order_fields
     assert {"status", "amount_paid", "paid_at", "data", "synced_at"} <= charge_fields
     assert {"status", "data", "synced_at"} <= order_fields
     assert "customer_name" not in order_fields  # only what changed

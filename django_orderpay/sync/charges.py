@@ -17,12 +17,12 @@ from ..models import (
 from ..models.base import attname
 from ..models.operations import has_open_operations
 from ..signals import ChargeChange, announce_change
+from .batching import Writes
 from .cards import sync_card_tokens
-from .inserting import insert, insert_new
+from .inserting import insert_new
 from .locking import for_update
 from .parse import ChargeState, SyncError
 from .reading import columns, rows
-from .updating import save_fields
 
 #: Columns a newer copy may leave empty without meaning "cleared": a cancel
 #: answer need not repeat the recurrence reference or the paid time.
@@ -145,19 +145,20 @@ def _apply(row: Charge, state: ChargeState, token: Any, now: Any) -> list[str]:
     return [name for name, attname in _ATTNAMES.items() if getattr(row, attname) != before[name]]
 
 
-def _save(changed: Sequence[tuple[Charge, list[str]]]) -> None:
+def _save(changed: Sequence[tuple[Charge, list[str]]], writes: Writes) -> None:
     """Write the changed columns of ``changed`` rows in one statement.
 
     One row, the usual case (a capture, a cancel, a notification), is
-    written as ``save(update_fields=...)`` writes it (:func:`.save_fields`):
-    ``bulk_update`` builds a ``CASE WHEN`` per column, which costs Django
-    over ten times as much for a single row.
+    written as ``save(update_fields=...)`` writes it, queued with the
+    sync's closing writes (:mod:`.batching`): ``bulk_update`` builds a
+    ``CASE WHEN`` per column, which costs Django over ten times as much for
+    a single row.
     Two or more rows still take one ``bulk_update``, of the columns that
     changed in any of them, so the statement count never grows with charges.
     """
     if len(changed) == 1:
         row, fields = changed[0]
-        save_fields(row, fields)
+        writes.update(row, fields)
     elif changed:
         union = set().union(*(fields for _, fields in changed))
         fields = [name for name in UPDATE_FIELDS if name in union]
@@ -165,7 +166,12 @@ def _save(changed: Sequence[tuple[Charge, list[str]]]) -> None:
 
 
 def apply_charges(
-    order: Order, states: Sequence[ChargeState], *, source: str, new_order: bool = False
+    order: Order,
+    states: Sequence[ChargeState],
+    *,
+    source: str,
+    writes: Writes,
+    new_order: bool = False,
 ) -> tuple[list[Charge], bool | None]:
     """Upsert ``states`` under ``order`` (already locked).
 
@@ -173,7 +179,8 @@ def apply_charges(
     operation (None: not known, look). ``new_order`` says this sync has just
     inserted ``order``: it has no charges to look up or lock. A new charge
     counts as a transition from ``""``. Each transition gets a history row
-    now and its signals after commit.
+    and its signals after commit. A changed row and its history row are
+    queued on ``writes``, for the caller to flush with its own.
     """
     known: dict[str, Charge] = {}
     open_operations: bool | None = None
@@ -214,15 +221,19 @@ def apply_charges(
             changes.append((row, change))
     if new:
         _insert(new, states, new_order=new_order)
-    _save(changed)
+    _save(changed, writes)
     charges = [*known.values(), *new]
-    _record(changes, source, now, charges)
+    _record(changes, source, now, charges, writes)
     _link_splits(known.values(), new, states)
     return charges, open_operations
 
 
 def _record(
-    changes: list[tuple[Charge, ChargeChange]], source: str, now: Any, charges: Sequence[Charge]
+    changes: list[tuple[Charge, ChargeChange]],
+    source: str,
+    now: Any,
+    charges: Sequence[Charge],
+    writes: Writes,
 ) -> None:
     """A history row for each status transition now; every change's signals after commit.
 
@@ -240,8 +251,8 @@ def _record(
         for row, change in changes
         if change.old_status != change.new_status
     ]
-    if len(history) == 1:  # the usual case: its statement is compiled once
-        insert(history[0])
+    if len(history) == 1:  # the usual case: with the sync's closing writes
+        writes.insert(history[0])
     else:
         ChargeStatusChange.objects.bulk_create(history)
     for row, change in changes:

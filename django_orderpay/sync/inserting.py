@@ -81,20 +81,29 @@ def _params(row: models.Model, fields: list[Field], connection: Any) -> list[Any
     return params
 
 
+def prepare(row: models.Model, *, ignore: bool = False) -> tuple[str, list[Any], str]:
+    """The kept ``INSERT`` of ``row`` (``RETURNING`` its key): SQL, parameters, database."""
+    using = router.db_for_write(type(row))
+    sql, fields = _one_row_sql(row, using, ignore)
+    return sql, _params(row, fields, connections[using]), using
+
+
+def inserted(row: models.Model, key: Any, using: str) -> None:
+    """Mark ``row`` as saved under ``key`` (what the insert returned)."""
+    row.pk = key
+    row._state.adding = False
+    row._state.db = using
+
+
 def _insert_one(row: M, *, ignore: bool) -> bool:
     """Insert ``row`` with the kept statement; False if it conflicted (``ignore``)."""
-    model = type(row)
-    using = router.db_for_write(model)
-    connection = connections[using]
-    sql, fields = _one_row_sql(row, using, ignore)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, _params(row, fields, connection))
+    sql, params, using = prepare(row, ignore=ignore)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
         answer = cursor.fetchone()
     if answer is None:
         return False
-    row.pk = answer[0]
-    row._state.adding = False
-    row._state.db = using
+    inserted(row, answer[0], using)
     return True
 
 
@@ -139,19 +148,17 @@ def insert_new(rows: Sequence[M], *, key: str = "pk") -> list[M]:
     query.insert_values([f for f in meta.concrete_fields if f is not meta.pk], list(rows))
     compiler = query.get_compiler(using=using)
     compiler.returning_fields = [meta.pk] if key == "pk" else [meta.pk, meta.get_field(key)]
-    inserted: dict[Any, Any] = {}  # key -> primary key, of the rows that went in
+    keys: dict[Any, Any] = {}  # key -> primary key, of the rows that went in
     with connections[using].cursor() as cursor:
         for sql, params in compiler.as_sql():
             cursor.execute(sql, params)
             for answer in cursor.fetchall():
-                inserted[answer[-1]] = answer[0]
+                keys[answer[-1]] = answer[0]
     went_in = []
     for row in rows:
-        pk = next(iter(inserted.values()), None) if key == "pk" else inserted.get(getattr(row, key))
+        pk = next(iter(keys.values()), None) if key == "pk" else keys.get(getattr(row, key))
         if pk is None:
             continue
-        row.pk = pk
-        row._state.adding = False
-        row._state.db = using
+        inserted(row, pk, using)
         went_in.append(row)
     return went_in

@@ -27,13 +27,13 @@ from ..models import (
 from ..models.base import attname
 from ..models.states import QR_EXPIRED, QR_OPEN
 from ..signals import announce_order_expired
+from .batching import Writes
 from .charges import apply_charges
 from .inserting import insert_new
 from .locking import for_update, sync_transaction
 from .operations import Answered, settle
 from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
 from .reading import columns, rows
-from .updating import save_fields
 
 logger = logging.getLogger("django_orderpay.sync")
 
@@ -135,9 +135,10 @@ def _finish(
     before: dict[str, Any],
     *,
     source: str,
+    writes: Writes,
     new_order: bool = False,
 ) -> None:
-    """Derive the order's status and JSON; write the columns that changed.
+    """Derive the order's status and JSON; write the columns that changed, with ``writes``.
 
     ``synced_at`` (when we last saw the provider's copy, shown to staff) is
     written on every sync, alone when nothing else changed; an order this
@@ -150,10 +151,10 @@ def _finish(
     changed = [name for name, value in _snapshot(order).items() if value != before[name]]
     if order.status == OrderStatus.EXPIRED and before["status"] != OrderStatus.EXPIRED:
         announce_order_expired(order, source)
-    if new_order and not changed:
-        return
-    order.synced_at = timezone.now()
-    save_fields(order, [*changed, "synced_at"])
+    if not new_order or changed:
+        order.synced_at = timezone.now()
+        writes.update(order, [*changed, "synced_at"])
+    writes.flush()
 
 
 def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> None:
@@ -265,8 +266,9 @@ def sync_order(
         for name, value in state.columns.items():
             if value not in ("", None):
                 setattr(order, name, value)
+        writes = Writes()
         charges, open_operations = apply_charges(
-            order, state.charges, source=source, new_order=new_order
+            order, state.charges, source=source, writes=writes, new_order=new_order
         )
         if state.deeplink is not None:
             _sync_deeplink(order, state.deeplink, new_order=new_order)
@@ -274,7 +276,9 @@ def sync_order(
             _sync_qr_codes(order, state.qr_codes, new_order=new_order)
         if open_operations is not False:
             settle(order, charges, new_order=new_order, answered=answered)
-        _finish(order, charges, state.data, before, source=source, new_order=new_order)
+        _finish(
+            order, charges, state.data, before, source=source, writes=writes, new_order=new_order
+        )
     return order
 
 
@@ -306,8 +310,9 @@ def sync_charge(
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
         before = _snapshot(locked)
-        charges, open_operations = apply_charges(locked, [state], source=source)
+        writes = Writes()
+        charges, open_operations = apply_charges(locked, [state], source=source, writes=writes)
         if open_operations is not False:
             settle(locked, charges, new_order=False, answered=answered)
-        _finish(locked, charges, locked.data, before, source=source)
+        _finish(locked, charges, locked.data, before, source=source, writes=writes)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)

@@ -17,6 +17,7 @@ overridden is saved by it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import DatabaseError, connections, models, router
 from django.db.models.fields import Field
@@ -46,32 +47,51 @@ def _update_sql(
     return found
 
 
-def save_fields(row: models.Model, names: Sequence[str]) -> None:
-    """``row.save(update_fields=names)``, with the statement compiled once per column set."""
+class Update:
+    """One row's ``UPDATE`` of ``names``, its values worked out as ``save()`` would."""
+
+    def __init__(self, row: models.Model, names: Sequence[str], sql: str, params: list[Any]):
+        self.row, self.names, self.sql, self.params = row, frozenset(names), sql, params
+
+    def announce(self) -> None:
+        """``pre_save``, as ``save(update_fields=...)`` sends it: before the statement."""
+        pre_save.send(
+            sender=type(self.row),
+            instance=self.row,
+            raw=False,
+            using=self.row._state.db,
+            update_fields=self.names,
+        )
+
+    def done(self, rowcount: int) -> None:
+        """After the statement: a row gone meanwhile fails as in ``save()``; ``post_save`` sent."""
+        if rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+        post_save.send(
+            sender=type(self.row),
+            instance=self.row,
+            created=False,
+            update_fields=self.names,
+            raw=False,
+            using=self.row._state.db,
+        )
+
+
+def prepare(row: models.Model, names: Sequence[str]) -> Update | None:
+    """The kept ``UPDATE`` of ``names`` on ``row``, ``pre_save`` sent; None when only
+    ``save()`` can write it (its own ``save()``, a parent model, a field with its own SQL)."""
     model = type(row)
     using = row._state.db or router.db_for_write(model, instance=row)
-    kept = None if model.save is not models.Model.save else _update_sql(model, using, tuple(names))
-    if kept is None or row._meta.parents:
-        row.save(update_fields=names)
-        return
+    if model.save is not models.Model.save or row._meta.parents:
+        return None
+    kept = _update_sql(model, using, tuple(names))
+    if kept is None:
+        return None
     sql, fields = kept
-    connection = connections[using]
-    update_fields = frozenset(names)
-    pre_save.send(sender=model, instance=row, raw=False, using=using, update_fields=update_fields)
-    params = [field.get_db_prep_save(field.pre_save(row, False), connection) for field in fields]
-    params.append(row._meta.pk.get_db_prep_value(row.pk, connection))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if cursor.rowcount == 0:
-            # What save(update_fields=...) raises for a row deleted meanwhile.
-            raise DatabaseError("Save with update_fields did not affect any rows.")
-    row._state.adding = False
     row._state.db = using
-    post_save.send(
-        sender=model,
-        instance=row,
-        created=False,
-        update_fields=update_fields,
-        raw=False,
-        using=using,
-    )
+    update = Update(row, names, sql, [])
+    update.announce()  # a pre_save receiver may still change the row: values after it
+    connection = connections[using]
+    update.params = [f.get_db_prep_save(f.pre_save(row, False), connection) for f in fields]
+    update.params.append(row._meta.pk.get_db_prep_value(row.pk, connection))
+    return update
