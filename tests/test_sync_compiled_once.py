@@ -13,8 +13,9 @@ import copy
 import json
 
 import pytest
-from django.db import DatabaseError
+from django.db import DatabaseError, connection, transaction
 from django.db.models.signals import post_save, pre_save
+from django.test.utils import CaptureQueriesContext
 
 from django_orderpay.models import (
     Charge,
@@ -26,11 +27,11 @@ from django_orderpay.models import (
 from django_orderpay.models.history import AppendOnlyError
 from django_orderpay.notifications import recording
 from django_orderpay.sync import sync_order, sync_transaction
+from django_orderpay.sync.batching import Writes
 from django_orderpay.sync.charges import _lock
 from django_orderpay.sync.orders import lock_order
 from django_orderpay.sync.parse import parse_charge, parse_order
 from django_orderpay.sync.parse.fields import storable
-from django_orderpay.sync.batching import Writes
 from django_orderpay.testing import samples
 
 pytestmark = pytest.mark.django_db
@@ -210,3 +211,53 @@ def test_a_duplicate_delivery_names_the_processed_copy():
     assert stored.outcome == "duplicate"
     assert stored.error == f"{recording.COPY_OF}{first.pk}"
     assert stored.remote_addr == "127.0.0.1" and stored.attempts == 1
+
+
+def test_a_transitions_closing_writes_go_together_and_each_lands(authorised):
+    sync_order(authorised, source="api")
+    with CaptureQueriesContext(connection) as queries:
+        sync_order(_paid_copy(authorised), source="notification")
+
+    writes = [
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith(("UPDATE", "INSERT", "WITH"))
+    ]
+    if connection.vendor == "postgresql":
+        (together,) = writes  # the charge, its history row and the order: one statement
+        assert together.startswith("WITH orderpay_write_0 AS (UPDATE")
+    else:
+        assert [sql.split()[0:3] for sql in writes] == [
+            ["UPDATE", '"django_orderpay_charge"', "SET"],
+            ["INSERT", "INTO", '"django_orderpay_chargestatuschange"'],
+            ["UPDATE", '"django_orderpay_order"', "SET"],
+        ]
+    charge = Charge.objects.get(provider_id=authorised["charges"][0]["id"])
+    assert charge.status == ChargeStatus.PAID
+    assert list(
+        ChargeStatusChange.objects.values_list("charge_id", "old_status", "new_status")
+    ) == [
+        (charge.pk, "", "AUTHORIZED"),
+        (charge.pk, "AUTHORIZED", "PAID"),
+    ]
+    assert Order.objects.get(provider_id=authorised["id"]).status == "PAID"
+
+
+def test_writes_sent_together_fail_as_a_whole_when_a_row_is_gone(authorised):
+    order = sync_order(authorised, source="api")
+    charge = Charge.objects.get(order=order)
+    history = ChargeStatusChange(charge=charge, old_status="A", new_status="B", source="api")
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        writes = Writes()
+        writes.insert(history)
+        order.pk = 10**9  # a row that is not there
+        order.status = "PAID"
+        writes.update(order, ["status"])
+        writes.flush()
+    assert ChargeStatusChange.objects.filter(old_status="A").count() == 0
+
+    writes = Writes()
+    writes.insert(history)
+    writes.flush()
+    assert history.pk is not None and history._state.adding is False
+    assert ChargeStatusChange.objects.get(pk=history.pk).new_status == "B"
