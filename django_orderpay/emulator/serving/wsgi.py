@@ -210,12 +210,21 @@ def make_wsgi_app(
 
 
 class _DroppableServerHandler(ServerHandler):
-    """wsgiref's handler, except that it writes nothing once the app asked for a drop."""
+    """wsgiref's handler, except that it writes nothing once the app asked for a drop.
+
+    It answers HTTP/1.1 (wsgiref says 1.0, which closes every connection): a
+    connection stays open for the next request when the answer has a
+    length (see :meth:`EmulatorRequestHandler.handle`).
+    """
 
     request_handler: EmulatorRequestHandler
+    http_version = "1.1"
 
     def finish_response(self) -> None:
         if not self.request_handler.drop_requested:
+            headers = getattr(self, "headers", None)  # the answer's, once it started
+            if headers is None or "Content-Length" not in headers or _says_close(headers):
+                self.request_handler.close_connection = True
             super().finish_response()
             return
         # Still close the app's iterable: WSGI frameworks release resources there
@@ -225,11 +234,51 @@ class _DroppableServerHandler(ServerHandler):
             close()
 
 
-class EmulatorRequestHandler(WSGIRequestHandler):
-    """wsgiref's request handler with the :data:`DROP_CONNECTION` hook and optional quiet."""
+def _says_close(headers: Any) -> bool:
+    return "close" in (headers.get("Connection") or "").lower()
 
+
+class _Body:
+    """A request's body as ``wsgi.input``: at most Content-Length bytes, counting what is left.
+
+    On a kept-alive connection the next request starts where this body
+    ends: one the app did not read to its end closes the connection.
+    """
+
+    def __init__(self, stream: IO[bytes], length: int) -> None:
+        self._stream, self.left = stream, length
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self._stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self._stream.readline(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+class EmulatorRequestHandler(WSGIRequestHandler):
+    """wsgiref's request handler with the :data:`DROP_CONNECTION` hook and optional quiet.
+
+    Connections are kept alive between requests, as the provider keeps
+    them: a client's pool reuses one connection instead of opening one per
+    call (wsgiref alone answers one request per connection). A connection
+    closes after a request that asks so, one whose body is chunked or was
+    not read to its end, an answer without a length, or a dropped one.
+    """
+
+    protocol_version = "HTTP/1.1"
+    # wsgiref writes the head and the body apart: on a kept-alive connection
+    # Nagle's algorithm would hold the body back for the client's delayed ACK.
+    disable_nagle_algorithm = True
     drop_requested = False
     server: EmulatorServer
+    #: Seconds an idle kept-alive connection waits for its next request.
+    timeout = 30
 
     def get_environ(self) -> dict[str, Any]:
         environ = super().get_environ()
@@ -243,9 +292,25 @@ class EmulatorRequestHandler(WSGIRequestHandler):
         self.drop_requested = True
 
     def handle(self) -> None:
+        """The connection's requests, one after another, until one closes it."""
+        self.close_connection = True
+        self.handle_one_request()
+        while not self.close_connection:
+            try:
+                with self.server.idle(self.connection):
+                    self.raw_requestline = self.rfile.readline(65537)
+            except OSError:  # idle past the timeout, or reset by the client
+                return
+            if not self.raw_requestline:
+                return  # the client closed it (or the server is stopping)
+            self.handle_one_request(read=False)
+
+    def handle_one_request(self, read: bool = True) -> None:
         """One HTTP request, as wsgiref does it, then abort the socket if a drop was asked."""
         # The same steps as WSGIRequestHandler.handle, which hard-codes its ServerHandler.
-        self.raw_requestline = self.rfile.readline(65537)
+        self.drop_requested = False
+        if read:
+            self.raw_requestline = self.rfile.readline(65537)
         if len(self.raw_requestline) > 65536:
             self.requestline = ""
             self.request_version = ""
@@ -253,9 +318,11 @@ class EmulatorRequestHandler(WSGIRequestHandler):
             self.send_error(414)
             return
         if not self.parse_request():
+            self.close_connection = True
             return
+        body = self._body()
         handler = _DroppableServerHandler(
-            self.rfile,
+            cast(IO[bytes], body or self.rfile),
             cast(IO[bytes], self.wfile),
             self.get_stderr(),
             self.get_environ(),
@@ -266,11 +333,21 @@ class EmulatorRequestHandler(WSGIRequestHandler):
         if app is None:  # set_app() is called before serving: a bug of ours if not
             raise RuntimeError("the emulator server has no WSGI app")
         handler.run(app)
+        if body is None or body.left:
+            self.close_connection = True
         if self.drop_requested:
+            self.close_connection = True
             self.log_message('"%s" dropped (reset fault)', self.requestline)
             # Linger 0 turns the close into a TCP RST: the client reads "connection reset".
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
+
+    def _body(self) -> _Body | None:
+        """The request's body with its length known; None when it has none (chunked, bad)."""
+        if self.headers.get("Transfer-Encoding"):
+            return None
+        raw = (self.headers.get("Content-Length") or "0").strip()
+        return _Body(cast(IO[bytes], self.rfile), int(raw)) if raw.isdigit() else None
 
     def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
@@ -288,7 +365,23 @@ class EmulatorServer(ThreadingMixIn, WSGIServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Before binding: a failed bind calls server_close() from __init__.
         self._live: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+        self._idle: set[socket.socket] = set()
+        self._idle_lock = threading.Lock()
+        self._closing = False
         super().__init__(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def idle(self, connection: socket.socket) -> Iterator[None]:
+        """While a kept-alive ``connection`` waits for its next request: a stop ends the wait."""
+        with self._idle_lock:
+            if self._closing:
+                connection.shutdown(socket.SHUT_RDWR)
+            self._idle.add(connection)
+        try:
+            yield
+        finally:
+            with self._idle_lock:
+                self._idle.discard(connection)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # Daemon threads, so a delayed-fault answer never holds the process
@@ -304,6 +397,12 @@ class EmulatorServer(ThreadingMixIn, WSGIServer):
 
     def server_close(self) -> None:
         super().server_close()
+        with self._idle_lock:
+            # Idle connections have no answer to finish: end their wait now.
+            self._closing = True
+            for connection in self._idle:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
         deadline = time.monotonic() + self.drain_timeout
         for thread in list(self._live):
             if thread.ident is not None:
