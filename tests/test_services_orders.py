@@ -26,6 +26,7 @@ from django_orderpay.services import (
     refresh_order,
     simulate_deeplink_payment,
 )
+from tests.sql_support import parts
 from tests.test_services_support import (
     APPROVED_VISA,
     CVV,
@@ -276,8 +277,11 @@ def test_create_order_queries_do_not_grow_with_items_or_charges(
     many_charges = _queries_of_create(1, 5, "q-3")
     both = _queries_of_create(20, 5, "q-4")
 
-    assert one == many_items == many_charges == both
-    with django_assert_max_num_queries(one):
+    assert one == many_items and many_charges == both
+    # One charge's history row goes with the sync's closing writes (one
+    # statement on PostgreSQL); several take a bulk insert of their own.
+    assert many_charges == one + (1 if connection.vendor == "postgresql" else 0)
+    with django_assert_max_num_queries(many_charges):
         create_order(order_payload("q-5", items=20, charges=[charge(100)] * 8), user=buyer)
 
 
@@ -383,24 +387,26 @@ def test_an_id_where_a_row_is_expected_is_refused_naming_the_argument(orderpay_e
     assert get_client().get_charge(charge_id)["status"] == "AUTHORIZED"
 
 
-def test_create_order_is_six_statements_each_once(orderpay_emulator):
+def test_create_order_is_five_statements_each_once(orderpay_emulator):
     """The record first (one insert), then the sync, which settles it in the same update."""
     create_order(order_payload("warm-up", charges=[charge(500)]))
     with CaptureQueriesContext(connection) as queries:
-        create_order(order_payload("six-1", charges=[charge(500)]))
+        create_order(order_payload("five-1", charges=[charge(500)]))
 
     control = ("SAVEPOINT", "RELEASE", "BEGIN", "COMMIT")
     statements = [q["sql"] for q in queries.captured_queries]
     data = [sql for sql in statements if not sql.lstrip().upper().startswith(control)]
-    kinds = [(sql.split()[0].upper(), _table(sql)) for sql in data]
+    kinds = [(part.split()[0].upper(), _table(part)) for sql in data for part in parts(sql)]
     assert kinds == [
         ("INSERT", "operation"),  # the record, committed before the request leaves
         ("INSERT", "order"),  # inserted before it is looked for: the answer's order is new
         ("INSERT", "charge"),
         ("SELECT", "operation"),  # the open operations the new order may settle
+        # The sync's closing writes, one statement on PostgreSQL:
+        ("INSERT", "chargestatuschange"),
         ("UPDATE", "operation"),  # this call's, settled and heard in one update
-        ("INSERT", "chargestatuschange"),  # with the sync's closing writes
     ]
+    assert len(data) == (5 if connection.vendor == "postgresql" else 6)
 
 
 def _table(sql: str) -> str:

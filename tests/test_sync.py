@@ -43,6 +43,7 @@ from django_orderpay.testing.provider_json import (
     provider_id,
     split_json,
 )
+from tests.sql_support import parts
 
 pytestmark = pytest.mark.django_db
 
@@ -521,17 +522,8 @@ def _writes(queries: CaptureQueriesContext, model: type) -> list[str]:
     # A row that may be inserted concurrently goes in with ON CONFLICT DO NOTHING
     # (SQLite: INSERT OR IGNORE).
     prefixes = (f'INSERT INTO "{table}"', f'INSERT OR IGNORE INTO "{table}"', f'UPDATE "{table}"')
-    statements = [part for query in queries.captured_queries for part in _parts(query["sql"])]
+    statements = [part for query in queries.captured_queries for part in parts(query["sql"])]
     return [sql for sql in statements if sql.startswith(prefixes)]
-
-
-def _parts(sql: str) -> list[str]:
-    """The statements of one ``sync.batching`` statement (any other: itself)."""
-    if not sql.startswith("WITH orderpay_write_0 AS ("):
-        return [sql]
-    writes = sql.split(") SELECT (SELECT ", 1)[0]
-    parts = re.split(r"(?:WITH |\), )orderpay_write_\d+ AS \(", writes)[1:]
-    return [part.removesuffix(" RETURNING 1") for part in parts]
 
 
 def _set_columns(update: str) -> list[str]:

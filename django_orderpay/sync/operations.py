@@ -35,6 +35,8 @@ from ..models import (
     Order,
 )
 from ..models.operations import open_state_sql
+from .batching import Writes
+from .reading import columns, rows
 
 
 def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
@@ -43,8 +45,8 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
     Its own, and, for an order this sync has just inserted, the creates
     still waiting for its ``reference_id``. What
     ``Operation.objects.open().filter(Q(order=...) | Q(kind=CREATE,
-    order=None, target=...)).order_by("pk")`` says, written out and run
-    through ``raw()``: Django took about 1.4 ms to build and compile that
+    order=None, target=...)).order_by("pk")`` says, written out (see
+    :mod:`.reading`): Django took about 1.4 ms to build and compile that
     query on every ``create_order`` (measured on PostgreSQL), more than the
     query's own round trip.
     """
@@ -56,10 +58,10 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
         params += [OperationKind.CREATE, order.reference_id]
     # Only the table's name and placeholders are formatted in; values are parameters.
     sql = (
-        f"SELECT * FROM {Operation._meta.db_table}"  # noqa: S608
+        f"SELECT {columns(Operation)} FROM {Operation._meta.db_table}"  # noqa: S608
         f" WHERE {is_open} AND ({wanted}) ORDER BY id"
     )
-    return list(Operation.objects.raw(sql, [*states, *params]))
+    return [operation for operation, _ in rows(Operation, sql, [*states, *params])]
 
 
 @dataclass
@@ -86,9 +88,17 @@ def success_fields(order: Order, *, reported: bool) -> dict[str, Any]:
 
 
 def settle(
-    order: Order, charges: Sequence[Charge], *, new_order: bool, answered: Answered | None = None
+    order: Order,
+    charges: Sequence[Charge],
+    *,
+    new_order: bool,
+    writes: Writes,
+    answered: Answered | None = None,
 ) -> None:
-    """Close the open operations of ``order`` (locked) that its new state proves done."""
+    """Close the open operations of ``order`` (locked) that its new state proves done.
+
+    Their updates are queued on ``writes``, with the sync's closing writes.
+    """
     open_operations = _open_operations(order, new_order=new_order)
     if not open_operations:
         return
@@ -113,7 +123,9 @@ def settle(
             for name, value in fields.items():
                 setattr(answered.operation, name, value)
             answered.settled = True
-        Operation.objects.filter(pk=operation.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(operation, name, value)
+        writes.update(operation, list(fields))
         if operation.kind == OperationKind.CREATE:
             _adopt(order, operation)
 

@@ -275,7 +275,7 @@ def sync_order(
         if state.qr_codes:
             _sync_qr_codes(order, state.qr_codes, new_order=new_order)
         if open_operations is not False:
-            settle(order, charges, new_order=new_order, answered=answered)
+            settle(order, charges, new_order=new_order, writes=writes, answered=answered)
         _finish(
             order, charges, state.data, before, source=source, writes=writes, new_order=new_order
         )
@@ -313,6 +313,6 @@ def sync_charge(
         writes = Writes()
         charges, open_operations = apply_charges(locked, [state], source=source, writes=writes)
         if open_operations is not False:
-            settle(locked, charges, new_order=False, answered=answered)
+            settle(locked, charges, new_order=False, writes=writes, answered=answered)
         _finish(locked, charges, locked.data, before, source=source, writes=writes)
     return next(charge for charge in charges if charge.provider_id == state.provider_id)
