@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from typing import Any
 
 from django_orderpay.testing import samples
@@ -13,11 +14,14 @@ APPROVED_VISA = "4111111111111111"
 TOKEN = "bench-token"
 
 _sequence = itertools.count(1)
+#: Tells this run's reference ids from an earlier run's on the same database: a
+#: repeated one would find its scope's history and take the locked look.
+_RUN = uuid.uuid4().hex[:8]
 
 
 def next_reference_id(prefix: str) -> str:
-    """A reference id never used before in this run (so no order is a repeat of another)."""
-    return f"{prefix}-{next(_sequence):06d}"
+    """A reference id never used before, in this run or another (no order repeats another)."""
+    return f"{prefix}-{_RUN}-{next(_sequence):06d}"
 
 
 def order_body(reference_id: str) -> dict[str, Any]:
