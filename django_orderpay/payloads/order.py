@@ -136,6 +136,10 @@ class OrderRequest(Builder):
     def to_dict(self) -> dict[str, Any]:
         """The validated JSON body; raises ``PayloadError`` naming every invalid field."""
         self.validate()
+        return self.body()
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body, for a request already validated (``to_dict`` checks it first)."""
         return compact(
             reference_id=self.reference_id,
             customer=self.customer.to_dict(),

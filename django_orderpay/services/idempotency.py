@@ -52,9 +52,14 @@ def stable_key(operation: str, *parts: Any) -> str:
     return f"{PREFIX}-{operation}-{digest([operation, *parts])[:40]}"
 
 
-def operation_key(kind: str, scope: str, sequence: int, body: Mapping[str, Any]) -> str:
-    """The key of the ``sequence``-th operation of ``scope``, sending ``body``."""
-    return stable_key(kind, scope, sequence, digest(body))
+def operation_key(
+    kind: str, scope: str, sequence: int, body: Mapping[str, Any], *, body_digest: str = ""
+) -> str:
+    """The key of the ``sequence``-th operation of ``scope``, sending ``body``.
+
+    ``body_digest`` is ``digest(body)`` when the caller has it already.
+    """
+    return stable_key(kind, scope, sequence, body_digest or digest(body))
 
 
 def check_explicit_key(key: Any) -> str:

@@ -167,6 +167,7 @@ def _update(operation: Operation, **fields: Any) -> None:
 
 def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
     safe_body = idempotency.without_card_secrets(intent.body)
+    body_digest = idempotency.digest(safe_body)  # the same as the body's: no secrets to take
     shop_object = intent.shop_object
     return Operation(
         kind=intent.kind,
@@ -175,8 +176,10 @@ def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
         target=intent.target,
         amount=intent.amount,
         idempotency_key=explicit_key
-        or idempotency.operation_key(intent.kind, intent.scope, sequence, intent.body),
-        body_digest=idempotency.digest(intent.body),
+        or idempotency.operation_key(
+            intent.kind, intent.scope, sequence, intent.body, body_digest=body_digest
+        ),
+        body_digest=body_digest,
         body=safe_body,
         replayable=safe_body == intent.body,
         basis=intent.basis,
