@@ -58,29 +58,35 @@ class Writes:
         queued, self._queued = self._queued, []
         if not queued:
             return
-        using = {w.using if isinstance(w, _Insert) else w.row._state.db for w in queued}
-        if len(using) != 1:
-            raise ValueError("writes queued together must go to one database")
-        connection = connections[str(using.pop())]
-        with connection.cursor() as cursor:
-            if len(queued) > 1 and connection.vendor == "postgresql":
+        databases = {_database(write) for write in queued}
+        connection = connections[databases.pop()]
+        together = not databases and len(queued) > 1 and connection.vendor == "postgresql"
+        if together:
+            with connection.cursor() as cursor:
                 sql, params = _together(queued)
                 cursor.execute(sql, params)
                 answers = list(cursor.fetchone() or ())
-            else:
-                answers = []
-                for write in queued:
-                    cursor.execute(write.sql, write.params)
-                    if isinstance(write, _Insert):
-                        row = cursor.fetchone()
-                        answers.append(row[0] if row else None)
-                    else:
-                        answers.append(cursor.rowcount)
+        else:  # one after another, each on its own database (a router may split them)
+            answers = [_run(write) for write in queued]
         for write, answer in zip(queued, answers, strict=True):
             if isinstance(write, _Insert):
                 inserting.inserted(write.row, answer, write.using)
             else:
                 write.done(answer)
+
+
+def _database(write: updating.Update | _Insert) -> str:
+    return write.using if isinstance(write, _Insert) else str(write.row._state.db)
+
+
+def _run(write: updating.Update | _Insert) -> Any:
+    """One write on its own: the key an insert returned, the rows an update wrote."""
+    with connections[_database(write)].cursor() as cursor:
+        cursor.execute(write.sql, write.params)
+        if isinstance(write, _Insert):
+            row = cursor.fetchone()
+            return row[0] if row else None
+        return cursor.rowcount
 
 
 def _together(queued: list[updating.Update | _Insert]) -> tuple[str, list[Any]]:
