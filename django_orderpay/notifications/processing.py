@@ -6,8 +6,10 @@ Two ways in, one way through:
   inserted *as the first statement of its processing transaction*, as the
   claim on its body (see :mod:`.recording`), and processed in the same
   transaction. A copy of a body already processed is a duplicate in two
-  statements; a first-time transition takes six (the claim, the order lock,
-  the charges, the charge, its history row, the order).
+  statements; a first-time transition takes four on PostgreSQL (the claim,
+  the order lock, the charges, then the charge, its history row and the
+  order written together: see :mod:`django_orderpay.sync.batching`), six
+  where the writes go one by one.
 - :func:`process_delivery`, for a delivery recorded earlier: the background
   worker (through :func:`process_next_received`), ``orderpay_replay`` and
   the admin's replay. The delivery is claimed with an update, then

@@ -24,10 +24,19 @@ Converter = tuple[list[Callable[..., Any]], Any]
 _CONVERTERS: dict[tuple[type[models.Model], str], dict[int, Converter]] = {}
 
 
+#: (model, database alias) -> its columns, quoted, in field order.
+_COLUMNS: dict[tuple[type[models.Model], str], str] = {}
+
+
 def columns(model: type[models.Model], using: str | None = None) -> str:
     """The model's columns in field order, quoted: what a query for :func:`rows` selects first."""
-    quote = connections[using or router.db_for_read(model)].ops.quote_name
-    return ", ".join(quote(str(field.column)) for field in model._meta.concrete_fields)
+    alias = using or router.db_for_read(model)
+    found = _COLUMNS.get((model, alias))
+    if found is None:
+        quote = connections[alias].ops.quote_name
+        fields = model._meta.concrete_fields
+        found = _COLUMNS[(model, alias)] = ", ".join(quote(str(f.column)) for f in fields)
+    return found
 
 
 def _converters(model: type[models.Model], using: str) -> dict[int, Converter]:
