@@ -425,3 +425,18 @@ def test_a_stopping_server_ends_idle_connections_at_once(emulator):
         assert _closed(sock)
     finally:
         sock.close()
+
+
+def test_any_wsgi_app_reads_its_body_line_by_line_and_the_connection_goes_on():
+    def lines_app(environ, start_response):
+        got = b"|".join(line.rstrip(b"\n") for line in environ["wsgi.input"])
+        start_response("200 OK", [("Content-Length", str(len(got)))])
+        return [got]
+
+    with serving(lines_app) as server:
+        with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+            for body in (b"a\nbb\nccc", b"x\n"):
+                head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+                status, _, answer = _exchange(sock, head.encode() + body)
+                assert status == "HTTP/1.1 200 OK"
+                assert answer == body.replace(b"\n", b"|").rstrip(b"|")

@@ -260,6 +260,13 @@ class _Body:
         self.left -= len(data)
         return data
 
+    def readlines(self, hint: int = -1) -> list[bytes]:
+        return list(self)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
+
 
 class EmulatorRequestHandler(WSGIRequestHandler):
     """wsgiref's request handler with the :data:`DROP_CONNECTION` hook and optional quiet.
@@ -310,7 +317,11 @@ class EmulatorRequestHandler(WSGIRequestHandler):
         # The same steps as WSGIRequestHandler.handle, which hard-codes its ServerHandler.
         self.drop_requested = False
         if read:
-            self.raw_requestline = self.rfile.readline(65537)
+            try:
+                self.raw_requestline = self.rfile.readline(65537)
+            except OSError:  # nothing sent within the timeout, or reset
+                self.close_connection = True
+                return
         if len(self.raw_requestline) > 65536:
             self.requestline = ""
             self.request_version = ""
