@@ -53,16 +53,6 @@ class Update:
     def __init__(self, row: models.Model, names: Sequence[str], sql: str, params: list[Any]):
         self.row, self.names, self.sql, self.params = row, frozenset(names), sql, params
 
-    def announce(self) -> None:
-        """``pre_save``, as ``save(update_fields=...)`` sends it: before the statement."""
-        pre_save.send(
-            sender=type(self.row),
-            instance=self.row,
-            raw=False,
-            using=self.row._state.db,
-            update_fields=self.names,
-        )
-
     def done(self, rowcount: int) -> None:
         """After the statement: a row gone meanwhile fails as in ``save()``; ``post_save`` sent."""
         if rowcount == 0:
@@ -89,9 +79,12 @@ def prepare(row: models.Model, names: Sequence[str]) -> Update | None:
         return None
     sql, fields = kept
     row._state.db = using
-    update = Update(row, names, sql, [])
-    update.announce()  # a pre_save receiver may still change the row: values after it
+    # As save(update_fields=...) sends it, before the values are worked out:
+    # a receiver may still change the row.
+    pre_save.send(
+        sender=model, instance=row, raw=False, using=using, update_fields=frozenset(names)
+    )
     connection = connections[using]
-    update.params = [f.get_db_prep_save(f.pre_save(row, False), connection) for f in fields]
-    update.params.append(row._meta.pk.get_db_prep_value(row.pk, connection))
-    return update
+    params = [f.get_db_prep_save(f.pre_save(row, False), connection) for f in fields]
+    params.append(row._meta.pk.get_db_prep_value(row.pk, connection))
+    return Update(row, names, sql, params)
