@@ -49,7 +49,7 @@ def _one_row_sql(row: models.Model, using: str, ignore: bool) -> tuple[str, list
     model = type(row)
     meta = model._meta
     fields = [f for f in meta.concrete_fields if f is not meta.pk]
-    raw = tuple(v.sql for f in fields if isinstance(v := getattr(row, f.attname), RawSQL))
+    raw = tuple(getattr(row, f.attname).sql for f in fields if _is_raw(row, f))
     found = _ONE_ROW.get((model, using, ignore, raw))
     if found is None:
         # A blank row but for the RawSQL values: only the statement's shape is kept.
