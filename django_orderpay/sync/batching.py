@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import connections, models
 
-from . import inserting, updating
+from . import cursors, inserting, updating
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Writes:
         connection = connections[databases.pop()]
         together = not databases and len(queued) > 1 and connection.vendor == "postgresql"
         if together:
-            with connection.cursor() as cursor:
+            with cursors.cursor(connection) as cursor:
                 sql, params = _together(queued)
                 cursor.execute(sql, params)
                 answers = list(cursor.fetchone() or ())
@@ -81,7 +81,7 @@ def _database(write: updating.Update | _Insert) -> str:
 
 def _run(write: updating.Update | _Insert) -> Any:
     """One write on its own: the key an insert returned, the rows an update wrote."""
-    with connections[_database(write)].cursor() as cursor:
+    with cursors.cursor(connections[_database(write)]) as cursor:
         cursor.execute(write.sql, write.params)
         if isinstance(write, _Insert):
             row = cursor.fetchone()

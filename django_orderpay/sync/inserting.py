@@ -32,6 +32,8 @@ from django.db.models.expressions import RawSQL
 from django.db.models.fields import Field
 from django.db.models.sql.subqueries import InsertQuery
 
+from . import cursors
+
 M = TypeVar("M", bound=models.Model)
 
 #: (model, database alias, ON CONFLICT DO NOTHING, SQL of any RawSQL values) -> the
@@ -98,7 +100,7 @@ def inserted(row: models.Model, key: Any, using: str) -> None:
 def _insert_one(row: M, *, ignore: bool) -> bool:
     """Insert ``row`` with the kept statement; False if it conflicted (``ignore``)."""
     sql, params, using = prepare(row, ignore=ignore)
-    with connections[using].cursor() as cursor:
+    with cursors.cursor(connections[using]) as cursor:
         cursor.execute(sql, params)
         answer = cursor.fetchone()
     if answer is None:
@@ -149,7 +151,7 @@ def insert_new(rows: Sequence[M], *, key: str = "pk") -> list[M]:
     compiler = query.get_compiler(using=using)
     compiler.returning_fields = [meta.pk] if key == "pk" else [meta.pk, meta.get_field(key)]
     keys: dict[Any, Any] = {}  # key -> primary key, of the rows that went in
-    with connections[using].cursor() as cursor:
+    with cursors.cursor(connections[using]) as cursor:
         for sql, params in compiler.as_sql():
             cursor.execute(sql, params)
             for answer in cursor.fetchall():

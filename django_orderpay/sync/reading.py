@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 from django.db import connections, models, router
 from django.db.models.sql.query import Query
 
+from . import cursors
+
 M = TypeVar("M", bound=models.Model)
 
 Converter = tuple[list[Callable[..., Any]], Any]
@@ -62,7 +64,7 @@ def rows(model: type[M], sql: str, params: Sequence[Any]) -> Iterator[tuple[M, t
     converters = _converters(model, using)
     width = len(model._meta.concrete_fields)
     attnames = [field.attname for field in model._meta.concrete_fields]
-    with connection.cursor() as cursor:
+    with cursors.cursor(connection) as cursor:
         cursor.execute(sql, params)
         answer = cursor.fetchall()
     for values in answer:

@@ -1,0 +1,143 @@
+"""The hot statements bind on the server; PostgreSQL keeps their plans when the shop allows it.
+
+``sync.cursors`` runs the claim, the locks and a sync's closing writes on
+psycopg's server-binding cursor, so psycopg can prepare them when the
+connection's ``prepare_threshold`` says so (``DATABASES`` ``OPTIONS``),
+and leaves every other statement, and a shop's own cursor class, alone.
+Checked through real notifications posted to the view, on PostgreSQL (on
+SQLite the connection's own cursor is used, as by the whole suite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from django_orderpay.models import ChargeStatusChange, Order
+from tests.test_notifications_processing import (
+    in_analysis_order,
+    post_as_provider,
+    queued,
+    resolve_paid,
+)
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's cursors"),
+]
+
+
+class Ran:
+    """Each statement's first words and the psycopg cursor class it ran on."""
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, type]] = []
+
+    def __call__(self, execute, sql, params, many, context):
+        self.statements.append((" ".join(sql.split()[:4]), type(context["cursor"].cursor)))
+        return execute(sql, params, many, context)
+
+    def classes(self, start: str) -> set[type]:
+        return {kind for sql, kind in self.statements if sql.startswith(start)}
+
+
+def _hot(ran: Ran) -> dict[str, set[type]]:
+    """The classes the claim, the two locks and the closing write ran on."""
+    return {
+        "claim": ran.classes('INSERT INTO "django_orderpay_notificationdelivery"'),
+        "locks": ran.classes('SELECT "id",'),  # the ORM names its table first
+        "writes": ran.classes("WITH orderpay_write_0 AS"),
+    }
+
+
+def _pay(emulator: Any, reference_id: str) -> Order:
+    order = in_analysis_order(reference_id)
+    resolve_paid(emulator, order)
+    assert post_as_provider(Client(), queued(emulator)[-1]).status_code == 200
+    assert ChargeStatusChange.objects.filter(charge__order=order, new_status="PAID").count() == 1
+    return order
+
+
+def _prepared() -> list[str]:
+    """The statements this connection has prepared, as PostgreSQL lists them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [" ".join(row[0].split()) for row in cursor.fetchall()]
+
+
+@pytest.fixture
+def fresh_connection() -> Iterator[Any]:
+    """A new connection (none of an earlier test's prepared statements), closed afterwards."""
+    connection.close()
+    connection.ensure_connection()
+    yield connection.connection
+    connection.close()
+
+
+def test_a_notification_s_statements_bind_on_the_server_and_the_orm_s_do_not(
+    orderpay_emulator, fresh_connection
+):
+    import psycopg
+
+    ran = Ran()
+    with connection.execute_wrapper(ran):
+        _pay(orderpay_emulator, "cursors-bound")
+        Order.objects.count()  # the connection's own cursor class again
+
+    for name, classes in _hot(ran).items():
+        assert classes, name
+        assert all(not issubclass(kind, psycopg.ClientCursor) for kind in classes), name
+        assert all(issubclass(kind, psycopg.Cursor) for kind in classes), name
+    assert ran.classes("SELECT COUNT(*)") == {fresh_connection.cursor_factory}
+    assert issubclass(fresh_connection.cursor_factory, psycopg.ClientCursor)
+
+
+def test_without_prepare_threshold_nothing_is_prepared(orderpay_emulator, fresh_connection):
+    assert fresh_connection.prepare_threshold is None  # Django's default: poolers pass
+
+    _pay(orderpay_emulator, "cursors-unnamed-1")
+    _pay(orderpay_emulator, "cursors-unnamed-2")
+
+    assert _prepared() == []
+
+
+def test_with_prepare_threshold_postgresql_plans_the_hot_statements_once(
+    orderpay_emulator, fresh_connection
+):
+    fresh_connection.prepare_threshold = 0  # what OPTIONS {"prepare_threshold": 0} sets
+
+    _pay(orderpay_emulator, "cursors-prepared-1")
+    first = _prepared()
+    _pay(orderpay_emulator, "cursors-prepared-2")  # the same statements, reused
+
+    assert _prepared() == first
+    assert any(s.startswith('INSERT INTO "django_orderpay_notificationdelivery"') for s in first)
+    assert any(
+        s.endswith("FROM django_orderpay_order WHERE provider_id = $1 FOR UPDATE") for s in first
+    )
+    assert any(s.startswith("WITH orderpay_write_0 AS") for s in first)
+    # The ORM's own statements bind on the client: psycopg never prepares them.
+    assert not any("COUNT(*)" in s for s in first)
+
+
+def test_a_shop_s_own_cursor_class_is_kept(orderpay_emulator, fresh_connection):
+    from django.db.backends.postgresql.base import Cursor
+
+    class ShopCursor(Cursor):
+        """A shop's cursor class (OPTIONS["cursor_factory"]), e.g. one that logs."""
+
+    fresh_connection.cursor_factory = ShopCursor
+    ran = Ran()
+    with connection.execute_wrapper(ran):
+        _pay(orderpay_emulator, "cursors-shop-class")
+
+    assert {name: classes for name, classes in _hot(ran).items()} == {
+        "claim": {ShopCursor},
+        "locks": {ShopCursor},
+        "writes": {ShopCursor},
+    }
+    assert fresh_connection.cursor_factory is ShopCursor
