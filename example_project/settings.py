@@ -85,6 +85,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # django-orderpay's hot statements bind on the server: with a threshold,
+    # psycopg prepares them and PostgreSQL plans each once per connection.
+    # Direct connections, or PgBouncer >= 1.21 with max_prepared_statements
+    # (docs/notifications.md, "Prepared statements").
+    DATABASES["default"].setdefault("CONN_MAX_AGE", 600)
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

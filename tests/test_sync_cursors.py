@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from django_orderpay.models import ChargeStatusChange, Order
 from tests.test_notifications_processing import (
@@ -141,3 +142,18 @@ def test_a_shop_s_own_cursor_class_is_kept(orderpay_emulator, fresh_connection):
         "writes": {ShopCursor},
     }
     assert fresh_connection.cursor_factory is ShopCursor
+
+
+def test_while_queries_are_logged_they_read_as_django_logs_every_query(
+    orderpay_emulator, fresh_connection
+):
+    fresh_connection.prepare_threshold = 0  # would prepare at once, and log None
+
+    _pay(orderpay_emulator, "cursors-logged-1")  # prepared once, off the log
+    with CaptureQueriesContext(connection) as captured:
+        order = _pay(orderpay_emulator, "cursors-logged-2")
+
+    logged = [query["sql"] for query in captured.captured_queries]
+    assert None not in logged
+    lock = f"FROM django_orderpay_order WHERE provider_id = '{order.provider_id}' FOR UPDATE"
+    assert [sql for sql in logged if sql.endswith(lock)], logged  # with its value, as Django logs

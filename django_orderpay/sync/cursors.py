@@ -9,7 +9,9 @@ values travel apart from the text, and when the shop's ``DATABASES``
 ``OPTIONS`` set psycopg's ``prepare_threshold``, psycopg prepares each
 statement after that many runs on a connection, so PostgreSQL plans it
 once per connection, not once per notification. Planning was half of
-PostgreSQL's own time on a notification.
+PostgreSQL's own time on a notification. While Django logs queries
+(``DEBUG``, ``assertNumQueries``) they take the connection's own cursor,
+so the log reads as Django's always does.
 
 Without ``prepare_threshold`` (Django's default, because a pooler such as
 PgBouncer in transaction mode before 1.21 loses prepared statements) the
@@ -43,10 +45,14 @@ def _classes() -> tuple[type, type] | None:
 def cursor(connection: BaseDatabaseWrapper) -> CursorWrapper:
     """A cursor of ``connection``, Django's own (query log, wrappers), binding on the server.
 
-    Elsewhere than PostgreSQL on psycopg 3, or when the shop chose its own
-    cursor class, the connection's usual cursor.
+    Elsewhere than PostgreSQL on psycopg 3, while queries are logged, or
+    when the shop chose its own cursor class, the connection's usual cursor.
     """
-    classes = _classes() if connection.vendor == "postgresql" else None
+    # While Django logs queries (DEBUG, a test capturing them), its own
+    # cursor: the log then shows each statement with its values, as it shows
+    # every other query (a prepared statement would be logged as None).
+    logged = connection.queries_logged
+    classes = _classes() if connection.vendor == "postgresql" and not logged else None
     if classes is None:
         return connection.cursor()
     connection.ensure_connection()

@@ -43,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the benchmark")
     parser.add_argument(
+        "--unprepared",
+        action="store_true",
+        help="Django's default connections, without prepare_threshold (docs/notifications.md)",
+    )
+    parser.add_argument(
         "--skip",
         action="append",
         default=[],
@@ -53,12 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     args.phases = [phase for phase in PHASES if phase not in args.skip]
     if args.quick:
         args.rounds, args.posts, args.backlog, args.sync_orders = 1, 300, 600, 100
+    if args.unprepared:  # every process of the stack inherits it (stack.environment)
+        os.environ["ORDERPAY_BENCH_UNPREPARED"] = "1"
     wrk_path()  # fail early when the load generator is missing
     started = time.monotonic()
     print(
         f"django-orderpay production-shape benchmark, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
     )
     print(f"load average {load_average():.2f} at the start, {os.cpu_count()} CPUs")
+    print(
+        "connections: Django's default, nothing prepared"
+        if args.unprepared
+        else "connections: prepare_threshold 5 (psycopg prepares the package's hot statements)"
+    )
     with ExitStack() as stack:
         url = os.environ.get("DATABASE_URL", "")
         if not url.startswith(("postgres://", "postgresql://")):
