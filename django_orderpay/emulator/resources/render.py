@@ -7,13 +7,13 @@ answer at that moment.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 from django_orderpay.cardcrypto import authenticity_token
 
 from ..state.clock import timestamp
+from ..state.jsonbody import copy_json
 from ..state.store import ChargeRecord, OrderRecord, SplitRecord, State
 from .boleto import boleto_links
 from .pix import qr_code_json
@@ -58,16 +58,16 @@ def charge_json(
         answer["description"] = charge.description
     answer["amount"] = {"value": charge.amount, "currency": charge.currency}
     if charge.amount_fees is not None:  # an installment plan's interest, paid by the buyer
-        answer["amount"]["fees"] = copy.deepcopy(charge.amount_fees)
+        answer["amount"]["fees"] = copy_json(charge.amount_fees)
     answer["amount"]["summary"] = {
         "total": charge.amount,
         "paid": charge.paid,
         "refunded": charge.refunded,
     }
-    answer["payment_response"] = copy.deepcopy(charge.payment_response)
+    answer["payment_response"] = copy_json(charge.payment_response)
     method: dict[str, Any] = {}
     for key, value in charge.payment_method.items():
-        method[key] = copy.deepcopy(value)
+        method[key] = copy_json(value)
         # capture_before follows capture, and only while there is something to capture.
         if key == "capture" and charge.status == "AUTHORIZED" and charge.capture_before:
             method["capture_before"] = timestamp(charge.capture_before)
@@ -75,7 +75,7 @@ def charge_json(
     if charge.recurring is not None:
         answer["recurring"] = dict(charge.recurring)
     if charge.payment_instructions is not None:
-        answer["payment_instructions"] = copy.deepcopy(charge.payment_instructions)
+        answer["payment_instructions"] = copy_json(charge.payment_instructions)
     if charge.metadata is not None:
         answer["metadata"] = dict(charge.metadata)
     if order is not None:
@@ -93,7 +93,7 @@ def order_json(state: State, order: OrderRecord, base_url: str) -> dict[str, Any
     for key in ("customer", "items", "shipping"):
         value = getattr(order, key)
         if value is not None:
-            answer[key] = copy.deepcopy(value)
+            answer[key] = copy_json(value)
     if order.deeplink_id is not None:
         answer["deep_links"] = [state.deeplinks[order.deeplink_id].to_response()]
     if order.qr_code_ids:
