@@ -84,7 +84,7 @@ class Figures:
             note = f"; applied once: {once[0]:,} of {once[1]:,}" if once else ""
             rows.append(
                 f"| {INGEST_TITLES[mode]} | {ingest.ours} | {ingest.bare} | "
-                f"**{ingest.ratio:.2f}** | ≥ {target}{note} | {ingest.loads} |"
+                f"**{ingest.ratio:.3f}** | ≥ {target}{note} | {ingest.loads} |"
             )
         if self.drain:
             backlog, seconds, load, (once, orders) = self.drain
