@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import socket
+import socketserver
 from collections.abc import Iterator
 from typing import Any
 from wsgiref.util import setup_testing_defaults
@@ -440,3 +441,44 @@ def test_any_wsgi_app_reads_its_body_line_by_line_and_the_connection_goes_on():
                 status, _, answer = _exchange(sock, head.encode() + body)
                 assert status == "HTTP/1.1 200 OK"
                 assert answer == body.replace(b"\n", b"|").rstrip(b"|")
+
+
+def test_an_answer_goes_out_in_one_write_head_and_body(monkeypatch):
+    # A client woken by the head alone would wait again for the body.
+    writes: list[bytes] = []
+    write = socketserver._SocketWriter.write
+
+    def recorded(self, data):
+        writes.append(bytes(data))
+        return write(self, data)
+
+    monkeypatch.setattr(socketserver._SocketWriter, "write", recorded)
+
+    def two_chunks(environ, start_response):
+        start_response("200 OK", [("Content-Length", "6")])
+        return [b"abc", b"def"]
+
+    with serving(two_chunks) as server:
+        with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+            for _ in range(2):  # and again on the kept-alive connection
+                status, _, body = _exchange(sock, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert (status, body) == ("HTTP/1.1 200 OK", b"abcdef")
+
+    assert len(writes) == 2
+    for write_ in writes:
+        assert write_.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert write_.endswith(b"\r\n\r\nabcdef")
+
+
+def test_an_answer_that_fails_half_way_closes_its_connection():
+    def fails_after_a_chunk(environ, start_response):
+        start_response("200 OK", [("Content-Length", "6")])
+        yield b"abc"
+        raise RuntimeError("the app failed half-way")
+
+    with serving(fails_after_a_chunk) as server:
+        with socket.create_connection(server.server_address[:2], timeout=5) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            # Nothing of the half answer is sent, and the client does not wait for its
+            # rest: an app that streams its answer gets no kept-alive connection.
+            assert _closed(sock)

@@ -220,6 +220,26 @@ class _DroppableServerHandler(ServerHandler):
     request_handler: EmulatorRequestHandler
     http_version = "1.1"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending: list[bytes] = []
+
+    # wsgiref writes the head, then each chunk of the body, each with its own
+    # send: a client woken by the head alone must wait again for the body.
+    # Kept here and sent in one write once the answer is complete.
+    def _write(self, data: bytes) -> None:
+        self._pending.append(bytes(data))
+
+    def _flush(self) -> None:
+        """Nothing until the answer is complete (:meth:`finish_content`)."""
+
+    def finish_content(self) -> None:
+        super().finish_content()
+        if self._pending:
+            answer, self._pending = b"".join(self._pending), []
+            super()._write(answer)
+            super()._flush()
+
     def finish_response(self) -> None:
         if not self.request_handler.drop_requested:
             headers = getattr(self, "headers", None)  # the answer's, once it started
@@ -279,8 +299,9 @@ class EmulatorRequestHandler(WSGIRequestHandler):
     """
 
     protocol_version = "HTTP/1.1"
-    # wsgiref writes the head and the body apart: on a kept-alive connection
-    # Nagle's algorithm would hold the body back for the client's delayed ACK.
+    # An answer goes out in one write (_DroppableServerHandler), but an error
+    # page or a refusal may not: on a kept-alive connection Nagle's algorithm
+    # would hold a second write back for the client's delayed ACK.
     disable_nagle_algorithm = True
     drop_requested = False
     server: EmulatorServer
