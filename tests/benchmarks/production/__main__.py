@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "connections: Django's default, nothing prepared"
         if args.unprepared
-        else "connections: prepare_threshold 5 (psycopg prepares the package's hot statements)"
+        else "connections: the example project's (prepare_threshold: hot statements prepared)"
     )
     with ExitStack() as stack:
         url = os.environ.get("DATABASE_URL", "")

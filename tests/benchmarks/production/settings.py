@@ -17,6 +17,7 @@ import os
 import environ
 
 from example_project.settings import *  # noqa: F403
+from example_project.settings import DATABASES as EXAMPLE_DATABASES
 from example_project.settings import INSTALLED_APPS
 from tests.benchmarks.bodies import TOKEN
 
@@ -29,10 +30,10 @@ SECRET_KEY = "benchmark-only-not-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 DATABASES = {"default": environ.Env().db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = 600
-# Prepared statements, as docs/notifications.md recommends (and the example's
-# settings set on PostgreSQL); ``--unprepared`` measures Django's default.
+# The example's connection options on PostgreSQL (prepared statements, as
+# docs/notifications.md recommends); ``--unprepared`` measures Django's default.
 if not os.environ.get("ORDERPAY_BENCH_UNPREPARED"):
-    DATABASES["default"]["OPTIONS"] = {"prepare_threshold": 5}
+    DATABASES["default"]["OPTIONS"] = dict(EXAMPLE_DATABASES["default"].get("OPTIONS", {}))
 INSTALLED_APPS = [*INSTALLED_APPS, "django_tasks_db"]
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 ROOT_URLCONF = "tests.benchmarks.production.urls"
