@@ -67,7 +67,17 @@ def check_out(page: Page, shop, button: str) -> None:
 
 
 def clipboard(page: Page) -> str:
-    return page.evaluate("navigator.clipboard.readText()")
+    # Chromium reads the clipboard only for the focused page, and page.evaluate
+    # has no timeout: unfocused, the read never settled and the run hung.
+    page.bring_to_front()
+    return page.evaluate(
+        """Promise.race([
+            navigator.clipboard.readText(),
+            new Promise((_, fail) => setTimeout(
+                () => fail(new Error("clipboard read: no answer in 10 s")), 10000
+            )),
+        ])"""
+    )
 
 
 def test_pix_shows_the_qr_copies_its_code_and_moves_on_when_paid(payer, shop):
