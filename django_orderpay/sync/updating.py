@@ -50,8 +50,8 @@ def _update_sql(
 class Update:
     """One row's ``UPDATE`` of ``names``, its values worked out as ``save()`` would."""
 
-    def __init__(self, row: models.Model, names: frozenset[str], sql: str, params: list[Any]):
-        self.row, self.names, self.sql, self.params = row, names, sql, params
+    def __init__(self, row: models.Model, names: Sequence[str], sql: str, params: list[Any]):
+        self.row, self.names, self.sql, self.params = row, frozenset(names), sql, params
 
     def done(self, rowcount: int) -> None:
         """After the statement: a row gone meanwhile fails as in ``save()``; ``post_save`` sent."""
@@ -81,9 +81,10 @@ def prepare(row: models.Model, names: Sequence[str]) -> Update | None:
     row._state.db = using
     # As save(update_fields=...) sends it, before the values are worked out:
     # a receiver may still change the row.
-    update_fields = frozenset(names)
-    pre_save.send(sender=model, instance=row, raw=False, using=using, update_fields=update_fields)
+    pre_save.send(
+        sender=model, instance=row, raw=False, using=using, update_fields=frozenset(names)
+    )
     connection = connections[using]
     params = [f.get_db_prep_save(f.pre_save(row, False), connection) for f in fields]
     params.append(row._meta.pk.get_db_prep_value(row.pk, connection))
-    return Update(row, update_fields, sql, params)
+    return Update(row, names, sql, params)
