@@ -269,15 +269,14 @@ class _Body:
         self._stream, self.left = stream, length
 
     def read(self, size: int = -1) -> bytes:
-        return self._take(self._stream.read, size)
+        size = self.left if size < 0 else min(size, self.left)
+        data = self._stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
 
     def readline(self, size: int = -1) -> bytes:
-        return self._take(self._stream.readline, size)
-
-    def _take(self, reading: Callable[[int], bytes], size: int) -> bytes:
-        """What ``reading`` gives for ``size`` bytes (all: -1), never past the body's end."""
         size = self.left if size < 0 else min(size, self.left)
-        data = reading(size) if size else b""
+        data = self._stream.readline(size) if size else b""
         self.left -= len(data)
         return data
 
