@@ -81,10 +81,11 @@ def _database(write: updating.Update | _Insert) -> str:
 
 def _run(write: updating.Update | _Insert) -> Any:
     """One write on its own: the key an insert returned, the rows an update wrote."""
-    if isinstance(write, _Insert):
-        return inserting.run(write.sql, write.params, write.using)
     with cursors.cursor(connections[_database(write)]) as cursor:
         cursor.execute(write.sql, write.params)
+        if isinstance(write, _Insert):
+            row = cursor.fetchone()
+            return row[0] if row else None
         return cursor.rowcount
 
 

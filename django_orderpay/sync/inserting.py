@@ -97,21 +97,15 @@ def inserted(row: models.Model, key: Any, using: str) -> None:
     row._state.db = using
 
 
-def run(sql: str, params: list[Any], using: str) -> Any:
-    """Run a kept ``INSERT`` (:func:`prepare`'s); the key it returned, None if it conflicted."""
-    with cursors.cursor(connections[using]) as cursor:
-        cursor.execute(sql, params)
-        answer = cursor.fetchone()
-    return None if answer is None else answer[0]
-
-
 def _insert_one(row: M, *, ignore: bool) -> bool:
     """Insert ``row`` with the kept statement; False if it conflicted (``ignore``)."""
     sql, params, using = prepare(row, ignore=ignore)
-    key = run(sql, params, using)
-    if key is None:
+    with cursors.cursor(connections[using]) as cursor:
+        cursor.execute(sql, params)
+        answer = cursor.fetchone()
+    if answer is None:
         return False
-    inserted(row, key, using)
+    inserted(row, answer[0], using)
     return True
 
 
