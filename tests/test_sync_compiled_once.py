@@ -199,12 +199,12 @@ def test_a_duplicate_delivery_names_the_processed_copy():
         body=b'{"id": "ORDE_X"}', headers={}, remote_addr="127.0.0.1", content_type="", valid=True
     )
     with sync_transaction():
-        assert recording.claim(first)
+        assert recording.claim(first) == (True, None)
     copy_ = recording.new_delivery(
         body=b'{"id": "ORDE_X"}', headers={}, remote_addr="127.0.0.1", content_type="", valid=True
     )
     with sync_transaction():
-        assert not recording.claim(copy_)
+        assert recording.claim(copy_) == (False, None)
         recording.record_duplicate(copy_)
 
     stored = NotificationDelivery.objects.get(pk=copy_.pk)

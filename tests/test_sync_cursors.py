@@ -47,9 +47,10 @@ class Ran:
 
 
 def _hot(ran: Ran) -> dict[str, set[type]]:
-    """The classes the claim, the two locks and the closing write ran on."""
+    """The classes the claim (with the order's lock), the charges' lock and the closing write
+    ran on."""
     return {
-        "claim": ran.classes('INSERT INTO "django_orderpay_notificationdelivery"'),
+        "claim": ran.classes("WITH orderpay_new AS (INSERT"),
         "locks": ran.classes('SELECT "id",'),  # the ORM names its table first
         "writes": ran.classes("WITH orderpay_write_0 AS"),
     }
@@ -116,10 +117,10 @@ def test_with_prepare_threshold_postgresql_plans_the_hot_statements_once(
     _pay(orderpay_emulator, "cursors-prepared-2")  # the same statements, reused
 
     assert _prepared() == first
-    assert any(s.startswith('INSERT INTO "django_orderpay_notificationdelivery"') for s in first)
-    assert any(
-        s.endswith("FROM django_orderpay_order WHERE provider_id = $1 FOR UPDATE") for s in first
-    )
+    claim = 'WITH orderpay_new AS (INSERT INTO "django_orderpay_notificationdelivery"'
+    lock = 'FROM django_orderpay_order WHERE provider_id = $15 AND orderpay_new."id" IS NOT NULL'
+    assert any(s.startswith(claim) and f"{lock} FOR UPDATE" in s for s in first), first
+    assert any(s.startswith('SELECT "id", "provider_id"') for s in first)  # the charges' lock
     assert any(s.startswith("WITH orderpay_write_0 AS") for s in first)
     # The ORM's own statements bind on the client: psycopg never prepares them.
     assert not any("COUNT(*)" in s for s in first)
@@ -155,5 +156,5 @@ def test_while_queries_are_logged_they_read_as_django_logs_every_query(
 
     logged = [query["sql"] for query in captured.captured_queries]
     assert None not in logged
-    lock = f"FROM django_orderpay_order WHERE provider_id = '{order.provider_id}' FOR UPDATE"
-    assert [sql for sql in logged if sql.endswith(lock)], logged  # with its value, as Django logs
+    lock = f"FROM django_orderpay_order WHERE provider_id = '{order.provider_id}' AND"
+    assert [sql for sql in logged if lock in sql], logged  # with its value, as Django logs

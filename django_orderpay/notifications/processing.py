@@ -6,10 +6,10 @@ Two ways in, one way through:
   inserted *as the first statement of its processing transaction*, as the
   claim on its body (see :mod:`.recording`), and processed in the same
   transaction. A copy of a body already processed is a duplicate in two
-  statements; a first-time transition takes four on PostgreSQL (the claim,
-  the order lock, the charges, then the charge, its history row and the
-  order written together: see :mod:`django_orderpay.sync.batching`), six
-  where the writes go one by one.
+  statements; a first-time transition takes three on PostgreSQL (the claim
+  with the order's lock, the charges, then the charge, its history row and
+  the order written together: see :func:`~django_orderpay.sync.orders.insert_then_lock_order`
+  and :mod:`django_orderpay.sync.batching`), six where they go one by one.
 - :func:`process_delivery`, for a delivery recorded earlier: the background
   worker (through :func:`process_next_received`), ``orderpay_replay`` and
   the admin's replay. The delivery is claimed with an update, then
@@ -49,6 +49,7 @@ from django_orderpay.models import (
     Charge,
     DeliveryOutcome,
     NotificationDelivery,
+    Order,
 )
 from django_orderpay.services import refresh_order
 from django_orderpay.sync import SyncError, lock_order, sync_order, sync_transaction
@@ -106,11 +107,14 @@ def _apply(
     *,
     trust_body: bool,
     client: OrderPayClient | None,
+    order: Order | None = None,
 ) -> Result:
     """One attempt, inside the processing transaction (the caller's), the delivery claimed.
 
     ``order_id`` "" means the body named only charges: their order is found
     here, locked and re-fetched (such a body is never synced as is).
+    ``order`` is ``order_id``'s row when the claim has locked it already;
+    None, it is looked for (and locked) here.
     """
     unknown = f"order {order_id} is unknown here"
     named = bool(order_id)
@@ -120,7 +124,8 @@ def _apply(
         unknown = f"no order here has charge {', '.join(charge_ids)}"
         if order_id and order_id != delivery.order_provider_id:
             recording.name_order(delivery, order_id)
-    order = lock_order(order_id) if order_id else None
+    if order is None and order_id:
+        order = lock_order(order_id)
     if order is None and named:
         # An order this shop has not mirrored: its create's answer was lost,
         # or has not been mirrored yet. Whatever the body says, only the
@@ -188,10 +193,13 @@ def receive_delivery(
     trust_body = _trusts(delivery, order_id)
     try:
         with sync_transaction():
-            if not recording.claim(delivery):
+            claimed, order = recording.claim(delivery, order_id)
+            if not claimed:
                 recording.record_duplicate(delivery)
                 return Result.of(DeliveryOutcome.DUPLICATE, "a copy of a processed delivery")
-            return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
+            return _apply(
+                delivery, payload, order_id, trust_body=trust_body, client=client, order=order
+            )
     except SyncError as exc:
         if trust_body:
             # A verified body the provider will send again unchanged: retrying can't help.

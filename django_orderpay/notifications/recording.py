@@ -35,12 +35,13 @@ from django.db.models import F, TextField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from django_orderpay.models import DeliveryOutcome, NotificationDelivery, redact_headers
+from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order, redact_headers
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert, insert_new
+from django_orderpay.sync.orders import insert_then_lock_order
 
 #: Longest error text kept (a traceback is kept whole, tracebacks are bounded).
 MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
@@ -103,18 +104,24 @@ def record_delivery(**fields: object) -> NotificationDelivery:
     return delivery
 
 
-def claim(delivery: NotificationDelivery) -> bool:
-    """Insert a new delivery as the one that applies its body; False if a copy already has.
+def claim(delivery: NotificationDelivery, order_id: str = "") -> tuple[bool, Order | None]:
+    """Insert a new delivery as the one that applies its body; then lock the order it names.
 
-    Inside the processing transaction. The row is written ``processed``
-    (attempt 1): what it says once this transaction commits, and only then
-    can anyone read it. Any other ending rewrites it (:func:`change_outcome`)
-    or takes it away (a rollback).
+    ``(claimed, the order locked)``: ``(False, None)`` if a processed copy
+    already holds the claim; the order is None when ``order_id`` is ""
+    or names no order mirrored here. Inside the processing transaction.
+    The row is written ``processed`` (attempt 1): what it says once this
+    transaction commits, and only then can anyone read it. Any other ending
+    rewrites it (:func:`change_outcome`) or takes it away (a rollback). On
+    PostgreSQL the insert and the lock are one statement
+    (:func:`~django_orderpay.sync.orders.insert_then_lock_order`).
     """
     delivery.outcome = DeliveryOutcome.PROCESSED
     delivery.attempts = 1
     delivery.processed_at = timezone.now()
-    return bool(insert_new([delivery]))
+    if order_id:
+        return insert_then_lock_order(delivery, order_id)
+    return bool(insert_new([delivery])), None
 
 
 def record_duplicate(delivery: NotificationDelivery) -> None:

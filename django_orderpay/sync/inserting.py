@@ -109,7 +109,7 @@ def _insert_one(row: M, *, ignore: bool) -> bool:
     return True
 
 
-def _has_expressions(row: models.Model) -> bool:
+def has_expressions(row: models.Model) -> bool:
     """Whether a value is an SQL expression other than RawSQL (not the kept statement)."""
     return any(
         hasattr(value := getattr(row, field.attname, None), "resolve_expression")
@@ -124,7 +124,7 @@ def insert(row: M) -> M:
     What ``row.save(force_insert=True)`` does for these models, without the
     save machinery and with the statement compiled once.
     """
-    if _has_expressions(row):
+    if has_expressions(row):
         row.save(force_insert=True)
     else:
         _insert_one(row, ignore=False)
@@ -141,7 +141,7 @@ def insert_new(rows: Sequence[M], *, key: str = "pk") -> list[M]:
         return []
     if key == "pk" and len(rows) > 1:
         raise ValueError("inserting several rows needs key=, a unique field")
-    if len(rows) == 1 and not _has_expressions(rows[0]):
+    if len(rows) == 1 and not has_expressions(rows[0]):
         return list(rows) if _insert_one(rows[0], ignore=True) else []
     model = type(rows[0])
     meta = model._meta

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
-from django.db import models, transaction
+from django.db import connections, models, router, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -27,6 +27,7 @@ from ..models import (
 from ..models.base import attname
 from ..models.states import QR_EXPIRED, QR_OPEN
 from ..signals import announce_order_expired
+from . import inserting
 from .batching import Writes
 from .charges import apply_charges
 from .inserting import insert_new
@@ -214,6 +215,48 @@ def lock_order(provider_id: str) -> Order | None:
         f" WHERE provider_id = %s{for_update()}"
     )
     return next((order for order, _ in rows(Order, sql, [provider_id])), None)
+
+
+def insert_then_lock_order(row: models.Model, provider_id: str) -> tuple[bool, Order | None]:
+    """Insert ``row`` unless it conflicts, then, if it went in, lock order ``provider_id``.
+
+    ``(inserted, the order locked or None)``: :func:`~.inserting.insert_new`
+    of one row followed by :func:`lock_order`, run only when the row went
+    in. A notification's claim on its body and its order's lock. On
+    PostgreSQL it is one statement, one round trip where two were: the
+    insert is a ``WITH`` query and the lock a ``LATERAL`` select joined to
+    the row it returned, so the insert (with any wait on a conflicting row)
+    comes first and the lock is taken only for a row that went in, as with
+    two statements. The order's row is locked at its newest version, as
+    ``SELECT ... FOR UPDATE`` always returns it. Call it inside
+    :func:`sync_transaction`.
+    """
+    using = router.db_for_write(type(row))
+    connection = connections[using]
+    if (
+        connection.vendor != "postgresql"
+        or router.db_for_read(Order) != using
+        or inserting.has_expressions(row)
+    ):
+        if not inserting.insert_new([row]):
+            return False, None
+        return True, lock_order(provider_id)
+    insert, params, _ = inserting.prepare(row, ignore=True)
+    key = connection.ops.quote_name(str(type(row)._meta.pk.column))
+    # Only kept statements, columns, names and the table's name are formatted
+    # in; values are parameters. The lateral select names the inserted row,
+    # so it runs once that row exists, and not at all for a conflict.
+    sql = (
+        f"WITH orderpay_new AS ({insert})"  # noqa: S608
+        " SELECT orderpay_order.*, orderpay_new.* FROM orderpay_new LEFT JOIN LATERAL"
+        f" (SELECT {columns(Order)} FROM {Order._meta.db_table}"
+        f" WHERE provider_id = %s AND orderpay_new.{key} IS NOT NULL{for_update()})"
+        " orderpay_order ON true"
+    )
+    for order, (new_key,) in rows(Order, sql, [*params, provider_id]):
+        inserting.inserted(row, new_key, using)
+        return True, (order if order.pk is not None else None)
+    return False, None
 
 
 def _callers_transaction(locked: Order, state: OrderState) -> AbstractContextManager[None]:
