@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -16,6 +18,13 @@ def attname(model: type[models.Model], name: str) -> str:
     if not isinstance(field, models.Field):
         raise TypeError(f"{model.__name__}.{name} is a relation, not a column")
     return field.attname
+
+
+@cache
+def known_values(choices: type[models.Choices]) -> frozenset[str]:
+    """The values of ``choices``, kept: Django's ``Choices.values`` builds a new
+    list, every label with it, on each read, and a sync reads it per field."""
+    return frozenset(str(value) for value in choices.values)
 
 
 class ProviderMirror(models.Model):

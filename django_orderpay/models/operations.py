@@ -62,6 +62,11 @@ class OperationQuerySet(models.QuerySet):
         return self.filter(state__in=OPEN_OPERATION_STATES)
 
 
+#: The output field of :func:`has_open_operations`, made once (a field costs
+#: about as much to build as the rest of the expression).
+_BOOLEAN = models.BooleanField()
+
+
 def has_open_operations(order_pk: int) -> RawSQL:
     """Whether the order ``order_pk`` has open operations, as an SQL ``EXISTS`` to annotate with.
 
@@ -76,7 +81,7 @@ def has_open_operations(order_pk: int) -> RawSQL:
         f"EXISTS (SELECT 1 FROM {Operation._meta.db_table}"  # noqa: S608
         f" WHERE order_id = %s AND {is_open})"
     )
-    return RawSQL(sql, [order_pk, *states], models.BooleanField())  # noqa: S611
+    return RawSQL(sql, [order_pk, *states], _BOOLEAN)  # noqa: S611
 
 
 def open_state_sql() -> tuple[str, list[str]]:

@@ -24,7 +24,7 @@ from ..models import (
     QrCode,
     derive_order_status,
 )
-from ..models.base import attname
+from ..models.base import attname, known_values
 from ..models.states import QR_EXPIRED, QR_OPEN
 from ..signals import announce_order_expired
 from . import inserting
@@ -40,7 +40,7 @@ logger = logging.getLogger("django_orderpay.sync")
 
 
 def _check_source(source: str) -> None:
-    if source not in ChangeSource.values:
+    if source not in known_values(ChangeSource):
         raise ValueError(f"source must be one of {', '.join(ChangeSource.values)}, not {source!r}")
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from ...models.base import known_values
 from ...models.orders import PROVIDER_TIMEZONE
 
 logger = logging.getLogger("django_orderpay.sync")
@@ -164,6 +165,6 @@ def choice(parent: Mapping[str, Any], key: str, path: str, choices: Any) -> str:
     is stored as it is, with a warning, never refused.
     """
     value = text(parent, key, path, max_length=ENUM_LENGTH)
-    if value and value not in choices.values:
+    if value and value not in known_values(choices):
         logger.warning("sync: %s is a value this version does not know: %r", join(path, key), value)
     return value
