@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
@@ -33,17 +33,20 @@ pytestmark = [
 
 
 class Ran:
-    """Each statement's first words and the psycopg cursor class it ran on."""
+    """Each statement's first words and the psycopg cursor it ran on."""
 
     def __init__(self) -> None:
-        self.statements: list[tuple[str, type]] = []
+        self.statements: list[tuple[str, Any]] = []
 
     def __call__(self, execute, sql, params, many, context):
-        self.statements.append((" ".join(sql.split()[:4]), type(context["cursor"].cursor)))
+        self.statements.append((" ".join(sql.split()[:4]), context["cursor"].cursor))
         return execute(sql, params, many, context)
 
     def classes(self, start: str) -> set[type]:
-        return {kind for sql, kind in self.statements if sql.startswith(start)}
+        return {type(used) for sql, used in self.statements if sql.startswith(start)}
+
+    def cursors(self, start: str) -> list[Any]:
+        return [used for sql, used in self.statements if sql.startswith(start)]
 
 
 def _hot(ran: Ran) -> dict[str, set[type]]:
@@ -158,3 +161,96 @@ def test_while_queries_are_logged_they_read_as_django_logs_every_query(
     assert None not in logged
     lock = f"FROM django_orderpay_order WHERE provider_id = '{order.provider_id}' AND"
     assert [sql for sql in logged if lock in sql], logged  # with its value, as Django logs
+
+
+def _hot_cursors(ran: Ran) -> list[Any]:
+    return [
+        *ran.cursors("WITH orderpay_new AS (INSERT"),
+        *ran.cursors('SELECT "id",'),
+        *ran.cursors("WITH orderpay_write_0 AS"),
+    ]
+
+
+def test_the_server_binding_cursor_is_made_once_per_connection(
+    orderpay_emulator, fresh_connection
+):
+    ran = Ran()
+    with connection.execute_wrapper(ran):
+        _pay(orderpay_emulator, "cursors-kept-1")
+        _pay(orderpay_emulator, "cursors-kept-2")
+        Order.objects.count()
+
+    hot = _hot_cursors(ran)
+    assert len(hot) >= 6  # two orders created, two notifications of three statements
+    assert len({id(used) for used in hot}) == 1
+    assert not hot[0].closed  # kept open for the next statement
+    # The ORM's statements still get a cursor of their own, closed after use.
+    count = ran.cursors("SELECT COUNT(*)")[-1]
+    assert count is not hot[0] and count.closed
+
+
+def test_a_new_connection_gets_a_new_cursor(orderpay_emulator, fresh_connection):
+    ran = Ran()
+    with connection.execute_wrapper(ran):
+        _pay(orderpay_emulator, "cursors-reconnect-1")
+    [before] = {id(used): used for used in _hot_cursors(ran)}.values()
+
+    connection.close()  # what Django does at a request's end past CONN_MAX_AGE
+    ran = Ran()
+    with connection.execute_wrapper(ran):
+        _pay(orderpay_emulator, "cursors-reconnect-2")
+
+    [after] = {id(used): used for used in _hot_cursors(ran)}.values()
+    assert after is not before
+    assert after.connection is connection.connection
+
+
+def test_a_backend_that_makes_its_own_cursors_gets_one_per_statement(
+    orderpay_emulator, fresh_connection
+):
+    made: list[Any] = []
+    wrapper = connections["default"]  # `connection` is a proxy of it
+    backend = type(wrapper)
+
+    class Instrumented(backend):  # an APM's or a metrics exporter's backend
+        def create_cursor(self, name=None):
+            made.append(name)
+            return super().create_cursor(name)
+
+    wrapper.__class__ = Instrumented
+    try:
+        ran = Ran()
+        with connection.execute_wrapper(ran):
+            _pay(orderpay_emulator, "cursors-instrumented")
+    finally:
+        wrapper.__class__ = backend
+
+    hot = _hot_cursors(ran)
+    assert len(hot) >= 3
+    assert len({id(used) for used in hot}) == len(hot)  # none kept
+    assert len(made) >= len(hot)
+
+
+def test_a_connection_set_to_another_time_zone_gets_a_new_cursor(fresh_connection):
+    from django_orderpay.sync import cursors
+
+    wrapper = connections["default"]
+    with cursors.cursor(wrapper) as before:
+        before.execute("SELECT now()")
+        assert before.fetchone()[0].utcoffset().total_seconds() == 0  # UTC, Django's default
+
+    # What Django's setting_changed handler does when DATABASES' TIME_ZONE changes.
+    wrapper.settings_dict["TIME_ZONE"] = "America/Sao_Paulo"
+    wrapper.__dict__.pop("timezone", None)
+    wrapper.__dict__.pop("timezone_name", None)
+    try:
+        with cursors.cursor(wrapper) as after:
+            after.execute("SELECT now()")
+            offset = after.fetchone()[0].utcoffset().total_seconds()
+    finally:
+        wrapper.settings_dict["TIME_ZONE"] = None
+        wrapper.__dict__.pop("timezone", None)
+        wrapper.__dict__.pop("timezone_name", None)
+
+    assert after.cursor is not before.cursor
+    assert offset == -3 * 3600  # loaded in the connection's new time zone
