@@ -177,6 +177,11 @@ def test_storable_keeps_a_clean_answer_as_it_is_and_replaces_only_what_cannot_be
     assert fixed["items"][0]["reference_id"] == "a literal \\u0000 stays"
     assert answer["customer"]["name"] == "Jose\x00da Silva"  # the answer itself untouched
     assert storable({"\x00key": ["\x00"]}) == {"\ufffdkey": ["\ufffd"]}
+    # Each on its own: a lone surrogate (low or high) is found without a NUL beside it.
+    assert storable({"name": "Jos\u00e9 \udc00"}) == {"name": "Jos\u00e9 \ufffd"}
+    assert storable(["x\ud83d"]) == ["x\ufffd"]
+    paired = {"name": "Jos\u00e9 \U0001f600"}  # a whole pair is one character: stored
+    assert storable(paired) is paired
 
 
 def test_card_secrets_leave_the_mirror_but_not_the_callers_answer():
