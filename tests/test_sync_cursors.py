@@ -171,9 +171,7 @@ def _hot_cursors(ran: Ran) -> list[Any]:
     ]
 
 
-def test_the_server_binding_cursor_is_made_once_per_connection(
-    orderpay_emulator, fresh_connection
-):
+def test_the_server_binding_cursor_is_made_once_per_connection(orderpay_emulator, fresh_connection):
     ran = Ran()
     with connection.execute_wrapper(ran):
         _pay(orderpay_emulator, "cursors-kept-1")
