@@ -404,6 +404,16 @@ def test_a_charge_of_another_order_is_refused():
         ),
         (lambda o: o.update(deep_links=[{"url": "https://x/?f=order"}]), "deep_links[0].url"),
         (lambda o: o["customer"].update(name=["x"]), "customer.name"),
+        (lambda o: o.update(customer="Jose"), "customer"),
+        (
+            lambda o: o["charges"][0].update(payment_method=["CREDIT_CARD"]),
+            "charges[0].payment_method",
+        ),
+        (lambda o: o["charges"][0]["amount"].update(summary=[500]), "charges[0].amount.summary"),
+        (
+            lambda o: o["charges"][0].update(payment_response="SUCESSO"),
+            "charges[0].payment_response",
+        ),
     ],
 )
 def test_malformed_answers_raise_sync_error_naming_the_field(mutate, field):
