@@ -163,44 +163,86 @@ def test_while_queries_are_logged_they_read_as_django_logs_every_query(
     assert [sql for sql in logged if lock in sql], logged  # with its value, as Django logs
 
 
-def _hot_cursors(ran: Ran) -> list[Any]:
-    return [
-        *ran.cursors("WITH orderpay_new AS (INSERT"),
-        *ran.cursors('SELECT "id",'),
-        *ran.cursors("WITH orderpay_write_0 AS"),
-    ]
+def _notified(emulator: Any, *references: str) -> list[dict]:
+    """Orders created and paid at the provider; its notifications, not posted yet."""
+    orders = [in_analysis_order(reference) for reference in references]
+    for order in orders:
+        resolve_paid(emulator, order)
+    return queued(emulator)[-len(orders) :]
 
 
-def test_the_server_binding_cursor_is_made_once_per_connection(orderpay_emulator, fresh_connection):
+def _post(*notifications: dict) -> None:
+    for notification in notifications:
+        assert post_as_provider(Client(), notification).status_code == 200
+
+
+CLAIM, CHARGES, WRITE = "WITH orderpay_new AS (INSERT", 'SELECT "id",', "WITH orderpay_write_0 AS"
+
+
+def test_each_hot_statement_keeps_its_cursor_on_the_connection(orderpay_emulator, fresh_connection):
     ran = Ran()
-    with connection.execute_wrapper(ran):
-        _pay(orderpay_emulator, "cursors-kept-1")
-        _pay(orderpay_emulator, "cursors-kept-2")
+    sent: dict[str, set[int]] = {}
+
+    def statement_objects(execute, sql, params, many, context):
+        sent.setdefault(sql, set()).add(id(sql))
+        return execute(sql, params, many, context)
+
+    notifications = _notified(orderpay_emulator, "cursors-kept-1", "cursors-kept-2")
+    with connection.execute_wrapper(ran), connection.execute_wrapper(statement_objects):
+        _post(*notifications)
         Order.objects.count()
 
-    hot = _hot_cursors(ran)
-    assert len(hot) >= 6  # two orders created, two notifications of three statements
-    assert len({id(used) for used in hot}) == 1
-    assert not hot[0].closed  # kept open for the next statement
+    claims, charges, writes = ran.cursors(CLAIM), ran.cursors(CHARGES), ran.cursors(WRITE)
+    assert len(claims) == len(charges) == len(writes) == 2  # two notifications
+    for kept in (claims, charges, writes):
+        assert kept[0] is kept[1] and not kept[0].closed  # the same cursor, kept open
+    assert len({id(claims[0]), id(charges[0]), id(writes[0])}) == 3  # one per statement
+    # Each ran as the very same statement object both times (psycopg then keeps
+    # the cursor's adapters); the two notifications' writes are the same text.
+    assert all(len(ids) == 1 for sql, ids in sent.items() if sql.startswith(CLAIM))
+    assert all(len(ids) == 1 for sql, ids in sent.items() if sql.startswith(WRITE))
     # The ORM's statements still get a cursor of their own, closed after use.
     count = ran.cursors("SELECT COUNT(*)")[-1]
-    assert count is not hot[0] and count.closed
+    assert count.closed
 
 
-def test_a_new_connection_gets_a_new_cursor(orderpay_emulator, fresh_connection):
+def test_a_new_connection_gets_new_cursors(orderpay_emulator, fresh_connection):
+    first, second = _notified(orderpay_emulator, "cursors-reconnect-1", "cursors-reconnect-2")
     ran = Ran()
     with connection.execute_wrapper(ran):
-        _pay(orderpay_emulator, "cursors-reconnect-1")
-    [before] = {id(used): used for used in _hot_cursors(ran)}.values()
+        _post(first)
+    before = {id(used) for start in (CLAIM, CHARGES, WRITE) for used in ran.cursors(start)}
 
     connection.close()  # what Django does at a request's end past CONN_MAX_AGE
     ran = Ran()
     with connection.execute_wrapper(ran):
-        _pay(orderpay_emulator, "cursors-reconnect-2")
+        _post(second)
 
-    [after] = {id(used): used for used in _hot_cursors(ran)}.values()
-    assert after is not before
-    assert after.connection is connection.connection
+    after = [used for start in (CLAIM, CHARGES, WRITE) for used in ran.cursors(start)]
+    assert len(after) == 3
+    assert not before & {id(used) for used in after}
+    assert all(used.connection is connection.connection for used in after)
+
+
+def test_a_connection_keeps_the_cursors_of_its_latest_statements_only(fresh_connection):
+    from django_orderpay.sync import cursors
+
+    wrapper = connections["default"]
+    statements = [f"SELECT {n}" for n in range(cursors.KEPT_STATEMENTS + 1)]
+    used = []
+    for statement in statements:
+        with cursors.cursor(wrapper, statement) as cursor:
+            cursor.execute(statement)
+            assert cursor.fetchone() == (int(statement.split()[1]),)
+            used.append(cursor.cursor)
+
+    assert used[0].closed  # the oldest, dropped when the 33rd came
+    assert not any(cursor.closed for cursor in used[1:])
+    with cursors.cursor(wrapper, statements[1]) as again:
+        assert again.cursor is used[1]
+    with cursors.cursor(wrapper, statements[0]) as again:
+        again.execute(statements[0])
+        assert again.cursor is not used[0] and again.fetchone() == (0,)
 
 
 def test_a_backend_that_makes_its_own_cursors_gets_one_per_statement(
@@ -215,17 +257,19 @@ def test_a_backend_that_makes_its_own_cursors_gets_one_per_statement(
             made.append(name)
             return super().create_cursor(name)
 
+    notifications = _notified(orderpay_emulator, "cursors-own-1", "cursors-own-2")
     wrapper.__class__ = Instrumented
     try:
         ran = Ran()
         with connection.execute_wrapper(ran):
-            _pay(orderpay_emulator, "cursors-instrumented")
+            _post(*notifications)
     finally:
         wrapper.__class__ = backend
 
-    hot = _hot_cursors(ran)
-    assert len(hot) >= 3
+    hot = [used for start in (CLAIM, CHARGES, WRITE) for used in ran.cursors(start)]
+    assert len(hot) == 6
     assert len({id(used) for used in hot}) == len(hot)  # none kept
+    assert all(used.closed for used in hot)
     assert len(made) >= len(hot)
 
 
@@ -233,8 +277,9 @@ def test_a_connection_set_to_another_time_zone_gets_a_new_cursor(fresh_connectio
     from django_orderpay.sync import cursors
 
     wrapper = connections["default"]
-    with cursors.cursor(wrapper) as before:
-        before.execute("SELECT now()")
+    statement = "SELECT now()"
+    with cursors.cursor(wrapper, statement) as before:
+        before.execute(statement)
         assert before.fetchone()[0].utcoffset().total_seconds() == 0  # UTC, Django's default
 
     # What Django's setting_changed handler does when DATABASES' TIME_ZONE changes.
@@ -242,8 +287,8 @@ def test_a_connection_set_to_another_time_zone_gets_a_new_cursor(fresh_connectio
     wrapper.__dict__.pop("timezone", None)
     wrapper.__dict__.pop("timezone_name", None)
     try:
-        with cursors.cursor(wrapper) as after:
-            after.execute("SELECT now()")
+        with cursors.cursor(wrapper, statement) as after:
+            after.execute(statement)
             offset = after.fetchone()[0].utcoffset().total_seconds()
     finally:
         wrapper.settings_dict["TIME_ZONE"] = None

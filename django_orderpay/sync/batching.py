@@ -62,8 +62,8 @@ class Writes:
         connection = connections[databases.pop()]
         together = not databases and len(queued) > 1 and connection.vendor == "postgresql"
         if together:
-            with cursors.cursor(connection) as cursor:
-                sql, params = _together(queued)
+            sql, params = _together(queued)
+            with cursors.cursor(connection, sql) as cursor:
                 cursor.execute(sql, params)
                 answers = list(cursor.fetchone() or ())
         else:  # one after another, each on its own database (a router may split them)
@@ -81,7 +81,7 @@ def _database(write: updating.Update | _Insert) -> str:
 
 def _run(write: updating.Update | _Insert) -> Any:
     """One write on its own: the key an insert returned, the rows an update wrote."""
-    with cursors.cursor(connections[_database(write)]) as cursor:
+    with cursors.cursor(connections[_database(write)], write.sql) as cursor:
         cursor.execute(write.sql, write.params)
         if isinstance(write, _Insert):
             row = cursor.fetchone()

@@ -13,10 +13,12 @@ PostgreSQL's own time on a notification. While Django logs queries
 (``DEBUG``, ``assertNumQueries``) they take the connection's own cursor,
 so the log reads as Django's always does.
 
-The server-binding cursor is made once per connection and kept
-(:func:`cursor`): a cursor is cheap to use and costly to make (Django's
-checks and wrapper, psycopg's adapters looked up afresh for each), and a
-notification runs three or four of these statements.
+Each of these statements has its server-binding cursor, made once per
+connection and kept (:func:`cursor`): a cursor is cheap to use and costly
+to make (Django's checks and wrapper), and psycopg keeps a cursor's
+adapters (which dumper for each parameter, which loader for each column)
+only while it runs the very same statement again, so one cursor shared by
+the claim, the locks and the writes looked them all up afresh each time.
 
 Without ``prepare_threshold`` (Django's default, because a pooler such as
 PgBouncer in transaction mode before 1.21 loses prepared statements) the
@@ -27,6 +29,7 @@ class is not Django's default (``OPTIONS["cursor_factory"]``, or
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import cache
 from typing import Any
 
@@ -34,9 +37,11 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 from django.utils.asyncio import async_unsafe
 
-#: Where a connection keeps its server-binding cursor: (the psycopg cursor,
-#: the time zone its timestamps load in).
-_KEPT = "_orderpay_server_cursor"
+#: Where a connection keeps its statements' cursors: (its psycopg connection,
+#: the time zone its timestamps load in, statement -> (the statement, its cursor)).
+_KEPT = "_orderpay_server_cursors"
+#: The most statements a connection keeps a cursor for (the most recently run).
+KEPT_STATEMENTS = 32
 
 
 @cache
@@ -68,19 +73,42 @@ def _plain(backend: Any) -> bool:
 
 
 class _Kept(CursorWrapper):
-    """The connection's kept cursor, for one ``with`` block: leaving it does not close it."""
+    """A statement's kept cursor, for one ``with`` block: leaving it does not close it."""
+
+    def __init__(self, cursor: Any, db: BaseDatabaseWrapper, statement: str) -> None:
+        super().__init__(cursor, db)
+        self.statement = statement
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        # The kept statement object itself, not an equal copy: psycopg keeps
+        # the cursor's adapters only for the very object it ran last.
+        return super().execute(self.statement if sql == self.statement else sql, params)
 
     def __exit__(self, *exc_info: Any) -> None:
         return None
 
 
-@async_unsafe
-def cursor(connection: BaseDatabaseWrapper) -> CursorWrapper:
-    """A cursor of ``connection``, Django's own (query log, wrappers), binding on the server.
+def _kept(connection: BaseDatabaseWrapper) -> OrderedDict[str, tuple[str, Any]]:
+    """The connection's kept cursors, emptied if it reconnected or changed time zone since."""
+    kept = getattr(connection, _KEPT, None)
+    if kept is not None and kept[0] is connection.connection and kept[1] is connection.timezone:
+        cursors: OrderedDict[str, tuple[str, Any]] = kept[2]
+        return cursors
+    cursors = OrderedDict()
+    setattr(connection, _KEPT, (connection.connection, connection.timezone, cursors))
+    return cursors
 
+
+@async_unsafe
+def cursor(connection: BaseDatabaseWrapper, statement: str | None = None) -> CursorWrapper:
+    """A cursor of ``connection`` to run ``statement`` on, Django's own (query log,
+    wrappers), binding on the server.
+
+    Use it in a ``with`` block, as Django's. With ``statement``, the cursor
+    is kept for it; without, it is made for this block and closed after it.
     Elsewhere than PostgreSQL on psycopg 3, while queries are logged, or
     when the shop chose its own cursor class or backend, the connection's
-    usual cursor. Use it in a ``with`` block, as Django's.
+    usual cursor.
     """
     # While Django logs queries (DEBUG, a test capturing them), its own
     # cursor: the log then shows each statement with its values, as it shows
@@ -90,31 +118,31 @@ def cursor(connection: BaseDatabaseWrapper) -> CursorWrapper:
     backend: Any = type(connection)
     if classes is None or not _plain(backend):
         return connection.cursor()
-    # What Django's cursor() checks first, then the kept cursor if it is
-    # still this connection's (not one closed, reconnected or set to
-    # another time zone since).
+    # What Django's cursor() checks first, then the statement's kept cursor.
     connection.close_if_health_check_failed()
-    kept = getattr(connection, _KEPT, None)
-    if kept is not None:
-        psycopg_cursor, timezone = kept
-        if (
-            psycopg_cursor.connection is connection.connection
-            and not psycopg_cursor.closed
-            and timezone is connection.timezone
-        ):
+    if statement is not None and connection.connection is not None:
+        found = _kept(connection).get(statement)
+        if found is not None and not found[1].closed:
+            _kept(connection).move_to_end(statement)
             connection.validate_thread_sharing()
-            return _Kept(psycopg_cursor, connection)
+            return _Kept(found[1], connection, found[0])
     connection.ensure_connection()
     raw: Any = connection.connection
     client, server = classes
     if raw.cursor_factory is not client:
         return connection.cursor()
     # Django's own cursor() (its thread check, time zone and wrapper) with
-    # psycopg's server-binding class for this one cursor, which is kept.
+    # psycopg's server-binding class for this one cursor.
     raw.cursor_factory = server
     try:
         made = connection.cursor()
     finally:
         raw.cursor_factory = client
-    setattr(connection, _KEPT, (made.cursor, connection.timezone))
-    return _Kept(made.cursor, connection)
+    if statement is None:
+        return made
+    kept = _kept(connection)
+    kept[statement] = (statement, made.cursor)
+    while len(kept) > KEPT_STATEMENTS:
+        _, (_, oldest) = kept.popitem(last=False)
+        oldest.close()
+    return _Kept(made.cursor, connection, statement)

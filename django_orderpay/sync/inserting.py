@@ -100,7 +100,7 @@ def inserted(row: models.Model, key: Any, using: str) -> None:
 def _insert_one(row: M, *, ignore: bool) -> bool:
     """Insert ``row`` with the kept statement; False if it conflicted (``ignore``)."""
     sql, params, using = prepare(row, ignore=ignore)
-    with cursors.cursor(connections[using]) as cursor:
+    with cursors.cursor(connections[using], sql) as cursor:
         cursor.execute(sql, params)
         answer = cursor.fetchone()
     if answer is None:

@@ -64,7 +64,7 @@ def rows(model: type[M], sql: str, params: Sequence[Any]) -> Iterator[tuple[M, t
     converters = _converters(model, using)
     width = len(model._meta.concrete_fields)
     attnames = [field.attname for field in model._meta.concrete_fields]
-    with cursors.cursor(connection) as cursor:
+    with cursors.cursor(connection, sql) as cursor:
         cursor.execute(sql, params)
         answer = cursor.fetchall()
     for values in answer:
