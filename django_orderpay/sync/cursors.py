@@ -121,9 +121,10 @@ def cursor(connection: BaseDatabaseWrapper, statement: str | None = None) -> Cur
     # What Django's cursor() checks first, then the statement's kept cursor.
     connection.close_if_health_check_failed()
     if statement is not None and connection.connection is not None:
-        found = _kept(connection).get(statement)
+        kept = _kept(connection)
+        found = kept.get(statement)
         if found is not None and not found[1].closed:
-            _kept(connection).move_to_end(statement)
+            kept.move_to_end(statement)
             connection.validate_thread_sharing()
             return _Kept(found[1], connection, found[0])
     connection.ensure_connection()
