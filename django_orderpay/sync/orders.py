@@ -199,6 +199,20 @@ def _sync_qr_codes(order: Order, states: Sequence[QrCodeState], *, new_order: bo
         row.save()
 
 
+def _order_lock_sql(also: str = "") -> str:
+    """``SELECT`` of the order named by a ``provider_id`` parameter, ``FOR UPDATE``.
+
+    What ``select_for_update().get(provider_id=...)`` asks, written out:
+    Django building and compiling it cost as much as running it, on every
+    sync. ``also`` is a further condition (SQL, no values). Only columns,
+    the table's name and ``also`` are formatted in; the id is a parameter.
+    """
+    return (
+        f"SELECT {columns(Order)} FROM {Order._meta.db_table}"  # noqa: S608
+        f" WHERE provider_id = %s{also}{for_update()}"
+    )
+
+
 def lock_order(provider_id: str) -> Order | None:
     """The mirrored order ``provider_id``, its row locked until the transaction ends.
 
@@ -207,14 +221,7 @@ def lock_order(provider_id: str) -> Order | None:
     :func:`sync_order` as ``locked``, which then does not lock it again.
     Call it inside :func:`sync_transaction`; None if no such order is mirrored.
     """
-    # Written out: what select_for_update().get(provider_id=...) asks, without
-    # Django building and compiling the query on every sync. Only the
-    # columns and the table's name are formatted in; the id is a parameter.
-    sql = (
-        f"SELECT {columns(Order)} FROM {Order._meta.db_table}"  # noqa: S608
-        f" WHERE provider_id = %s{for_update()}"
-    )
-    return next((order for order, _ in rows(Order, sql, [provider_id])), None)
+    return next((order for order, _ in rows(Order, _order_lock_sql(), [provider_id])), None)
 
 
 def insert_then_lock_order(row: models.Model, provider_id: str) -> tuple[bool, Order | None]:
@@ -243,15 +250,14 @@ def insert_then_lock_order(row: models.Model, provider_id: str) -> tuple[bool, O
         return True, lock_order(provider_id)
     insert, params, _ = inserting.prepare(row, ignore=True)
     key = connection.ops.quote_name(str(type(row)._meta.pk.column))
-    # Only kept statements, columns, names and the table's name are formatted
-    # in; values are parameters. The lateral select names the inserted row,
-    # so it runs once that row exists, and not at all for a conflict.
+    # Only the kept statements and names made here are formatted in; values
+    # are parameters. The lateral select names the inserted row, so it runs
+    # once that row exists, and not at all for a conflict.
+    lock = _order_lock_sql(f" AND orderpay_new.{key} IS NOT NULL")
     sql = (
         f"WITH orderpay_new AS ({insert})"  # noqa: S608
-        " SELECT orderpay_order.*, orderpay_new.* FROM orderpay_new LEFT JOIN LATERAL"
-        f" (SELECT {columns(Order)} FROM {Order._meta.db_table}"
-        f" WHERE provider_id = %s AND orderpay_new.{key} IS NOT NULL{for_update()})"
-        " orderpay_order ON true"
+        " SELECT orderpay_order.*, orderpay_new.* FROM orderpay_new"
+        f" LEFT JOIN LATERAL ({lock}) orderpay_order ON true"
     )
     for order, (new_key,) in rows(Order, sql, [*params, provider_id]):
         inserting.inserted(row, new_key, using)
