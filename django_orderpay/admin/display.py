@@ -14,11 +14,12 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from ..models import ChargeStatus, DeliveryOutcome, OrderStatus, format_cents
+from ..models.base import known_values
 from ..models.money import short_datetime as short_datetime  # the admin's columns use it
 from ..rules import card_brand_name
 
 #: Statuses that have a badge colour in ``admin.css`` (charge and order statuses).
-BADGE_STATUSES = frozenset(ChargeStatus.values) | frozenset(OrderStatus.values)
+BADGE_STATUSES = known_values(ChargeStatus) | known_values(OrderStatus)
 
 #: A split's statuses as seen so far (PagBank publishes no list): the rest are shown as sent.
 SPLIT_STATUS_LABELS = {
@@ -36,7 +37,7 @@ def status_label(status: str) -> str:
     split's; a status this version does not know is shown as the provider spells it.
     """
     for choices in (ChargeStatus, OrderStatus):
-        if status in choices.values:
+        if status in known_values(choices):
             return str(choices(status).label)
     return str(SPLIT_STATUS_LABELS.get(status, status))
 
@@ -67,7 +68,7 @@ def outcome_badge(outcome: str, label: str) -> SafeString:
     """A coloured badge for a notification delivery's outcome (``failed`` -> red)."""
     return format_html(
         '<span class="orderpay-badge orderpay-outcome-{}" title="{}">{}</span>',
-        outcome if outcome in DeliveryOutcome.values else "unknown",
+        outcome if outcome in known_values(DeliveryOutcome) else "unknown",
         outcome,
         label,
     )

@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatus, DeepLink, Operation, Order, QrCode, Split
+from ..models.base import known_values
 from .actions import REFRESH_ORDERS, refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
@@ -56,7 +57,7 @@ class ChargeStatusFilter(admin.SimpleListFilter):
         return list(ChargeStatus.choices)
 
     def queryset(self, request: HttpRequest, queryset: models.QuerySet) -> models.QuerySet:
-        if self.value() not in ChargeStatus.values:
+        if self.value() not in known_values(ChargeStatus):
             return queryset
         charges = Charge.objects.filter(order=OuterRef("pk"), status=self.value())
         return queryset.filter(Exists(charges))
