@@ -334,6 +334,16 @@ def test_challenge_code_is_the_documented_one(orderpay_emulator):
     assert passed.json()["status"] == "AUTH_FLOW_COMPLETED"
 
 
+def test_challenge_page_listens_before_its_form_can_be_answered(orderpay_emulator):
+    # A shopper (or a test) can answer as soon as the form shows: a listener added at
+    # the end of the body missed that answer, and the form went out as a plain GET.
+    result = authenticate(orderpay_emulator, CHALLENGED, 500)
+    page = requests.get(result["challenge"]["url"], timeout=5).text
+    head, body = page.split("</head>")
+    assert 'document.addEventListener("submit"' in head
+    assert "<script" not in body
+
+
 # --- admin ----------------------------------------------------------------------------------
 
 

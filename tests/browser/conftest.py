@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from django_orderpay.emulator import Emulator
 from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
@@ -25,6 +26,10 @@ from django_orderpay.emulator.serving.wsgi import make_wsgi_app, serving
 # runs unless told it is safe (it is: one thread). Every test after the first
 # browser test is affected, not only these, hence process-wide and set early.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# Assertions wait as long as the pages' own actions do (the ``shopper`` fixture's
+# 15 s): on a busy CI machine a payment's round trips can pass Playwright's 5 s.
+expect.set_options(timeout=15_000)
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -84,6 +84,36 @@ def test_challenge_passed_pays_the_plan_with_its_interest(shopper, threeds_shop,
     assert_no_card_data(traffic)
 
 
+def test_challenge_answered_again_when_the_bank_was_not_reached(shopper, threeds_shop, traffic):
+    answers: list[str] = []
+
+    def first_answer_lost(route, request):
+        # The bank's page posts its answer to itself; the first one never arrives.
+        if request.method == "POST" and "lost" not in answers:
+            answers.append("lost")
+            route.abort()
+        else:
+            answers.append(request.method)
+            route.continue_()
+
+    shopper.route("**/checkout-sdk/challenges/*", first_answer_lost)
+    fill_cart_and_check_out(shopper, threeds_shop)
+    type_card(shopper, CHALLENGED)
+    shopper.get_by_test_id("pay-card").click()
+
+    bank = shopper.frame_locator("[data-orderpay-3ds-challenge] iframe")
+    bank.get_by_label("Code sent to your phone").fill(CHALLENGE_CODE)
+    bank.get_by_role("button", name="Confirm").click()
+    expect(bank.get_by_role("alert")).to_have_text("The bank could not be reached. Try again.")
+    assert traffic.posts("/pay/card/") == []
+
+    bank.get_by_role("button", name="Confirm").click()
+    expect(status_label(shopper)).to_have_text("Paid")
+    assert answers == ["GET", "lost", "POST"]
+    charge = Order.objects.get().charges.get()
+    assert charge.data["payment_method"]["authentication_method"]["status"] == "AUTHENTICATED"
+
+
 def test_challenge_failed_asks_for_another_card_and_charges_nothing(shopper, threeds_shop, traffic):
     fill_cart_and_check_out(shopper, threeds_shop)
     type_card(shopper, CHALLENGED)

@@ -30,7 +30,43 @@ label {{ display: block; margin: 1rem 0 .3rem; }}
 input {{ font-size: 1.2rem; padding: .4rem; width: 8rem; letter-spacing: .2rem; }}
 button {{ font-size: 1rem; padding: .5rem 1rem; margin: 1rem .5rem 0 0; }}
 .hint {{ color: #5a6675; font-size: .9rem; }}
-</style></head>
+[role=alert] {{ color: #a4262c; }}
+</style>
+<script>
+// In the head, listening on the document: the page can be answered the moment its
+// form shows, before the parser reaches the end of the body (a fast or scripted
+// shopper on a busy machine did, and the form was sent as a plain GET).
+(function () {{
+  var id = {auth_id};
+  var sending = false;
+  function finish(body) {{
+    if (sending) return;
+    sending = true;
+    document.getElementById("problem").textContent = "";
+    fetch(location.pathname, {{
+      method: "POST",
+      headers: {{"Content-Type": "application/json"}},
+      body: JSON.stringify(body)
+    }}).then(function (response) {{ return response.json(); }}).then(function (answer) {{
+      var result = {{id: answer.id || null, status: answer.status || "CHANGE_PAYMENT_METHOD"}};
+      (window.parent || window).postMessage({{orderpay3ds: result, challenge: id}}, "*");
+    }}, function () {{
+      // No answer heard: the shopper may answer again (a challenge the bank did
+      // finish answers CHANGE_PAYMENT_METHOD then, which the SDK resolves with).
+      sending = false;
+      document.getElementById("problem").textContent = "The bank could not be reached. Try again.";
+    }});
+  }}
+  document.addEventListener("submit", function (event) {{
+    if (event.target.id !== "challenge") return;
+    event.preventDefault();
+    finish({{code: event.target.elements.code.value}});
+  }});
+  document.addEventListener("click", function (event) {{
+    if (event.target.id === "cancel") finish({{cancel: true}});
+  }});
+}})();
+</script></head>
 <body>
 <h1>Banco Emulado · 3-D Secure</h1>
 <p>Confirm a purchase of <strong>R$ {reais}</strong> with your {brand} card ending in the
@@ -39,33 +75,11 @@ digits you typed.</p>
 <label for="code">Code sent to your phone</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12">
 <p class="hint">Test bank: the code is {code}. Any other code, or Cancel, fails the challenge.</p>
+<p id="problem" role="alert"></p>
 <button type="submit" id="confirm">Confirm</button>
 <button type="button" id="cancel">Cancel</button>
 </form>
-<script>
-(function () {{
-  var id = {auth_id};
-  function finish(body) {{
-    fetch(location.pathname, {{
-      method: "POST",
-      headers: {{"Content-Type": "application/json"}},
-      body: JSON.stringify(body)
-    }}).then(function (response) {{ return response.json(); }}).then(function (answer) {{
-      var result = {{id: answer.id || null, status: answer.status || "CHANGE_PAYMENT_METHOD"}};
-      (window.parent || window).postMessage({{orderpay3ds: result, challenge: id}}, "*");
-    }});
-  }}
-  document.getElementById("challenge").addEventListener("submit", function (event) {{
-    event.preventDefault();
-    finish({{code: document.getElementById("code").value}});
-  }});
-  document.getElementById("cancel").addEventListener("click", function () {{
-    finish({{cancel: true}});
-  }});
-}})();
-</script>
-</body></html>
-"""
+</body></html>"""
 
 
 def challenge_page(state: State, call: Call) -> Response:
