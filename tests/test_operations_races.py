@@ -7,16 +7,19 @@ same operation and sends its key; B's request is the one that charges, and
 its answer is lost. A's own request then meets a gateway's 403. A must not
 call the operation refused: its key may have acted (through B). Otherwise
 the next try would make a new key, and a second order.
+
+Refunds of the same amount, where a new operation is a second refund: a
+caller told the outcome was unknown is owed it, whoever heard it first.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from django_orderpay.client import client_from_settings
+from django_orderpay.client import client_from_settings, get_client
 from django_orderpay.exceptions import OutcomeUnknown
-from django_orderpay.models import Operation, OperationKind
-from django_orderpay.services import create_order, operations
+from django_orderpay.models import Charge, Operation, OperationKind
+from django_orderpay.services import cancel_charge, create_order, operations
 from django_orderpay.services._bodies import order_body
 from django_orderpay.sync import requested_total
 from tests.test_services_support import charge, order_payload
@@ -70,3 +73,118 @@ def test_a_first_calls_own_refusal_still_closes_it(orderpay_emulator):
     assert not isinstance(caught.value, OutcomeUnknown)
     assert Operation.objects.get().state == "refused"
     assert orderpay_emulator.order_ids() == []
+
+
+# --- a refund's callers, each owed its answer -----------------------------------------
+
+
+def refund_intent(row: Charge, value: int) -> operations.Intent:
+    """The intent ``cancel_charge(row, value)`` records."""
+    return operations.Intent(
+        kind=OperationKind.CANCEL,
+        scope=operations.scope(OperationKind.CANCEL, row.provider_id, value),
+        target=row.provider_id,
+        body={"amount": {"value": value}},
+        amount=value,
+        order=row.order,
+        charge=row,
+        basis={"status": row.status, "refunded": row.amount_refunded},
+    )
+
+
+def paid(reference_id: str) -> Charge:
+    return create_order(order_payload(reference_id, charges=[charge(2000)])).charges.get()
+
+
+def refunded_at_provider(row: Charge) -> int:
+    return get_client().get_charge(row.provider_id)["amount"]["summary"]["refunded"]
+
+
+def test_a_caller_told_unknown_hears_the_success_another_caller_heard_first(orderpay_emulator):
+    row = paid("race-3")
+    intent = refund_intent(row, 300)
+    client = client_from_settings(backoff=0)
+    first, _ = operations._begin(intent, None)  # caller A
+    joined, _ = operations._begin(intent, None)  # caller B joins: the same key
+
+    orderpay_emulator.inject_fault("lost_response", 4, path_prefix="/charges/")
+    with pytest.raises(OutcomeUnknown):  # B's request refunded; its answers were lost
+        operations._call(joined, intent, client)
+    assert Operation.objects.get(kind="cancel").unheard_calls == 1
+    operations._call(first, intent, client)  # A's request: the provider answers its key
+    assert Operation.objects.get(kind="cancel").state == "succeeded"
+
+    # B repeats, as OutcomeUnknown told it it could: answered, not a second refund.
+    again = cancel_charge(Charge.objects.get(pk=row.pk), 300)
+    assert again.amount_refunded == 300
+    assert refunded_at_provider(row) == 300
+    [operation] = Operation.objects.filter(kind="cancel")
+    assert operation.unheard_calls == 0
+
+    # Everyone has heard it: the same amount asked again is a second refund.
+    second = cancel_charge(Charge.objects.get(pk=row.pk), 300)
+    assert second.amount_refunded == 600
+    assert refunded_at_provider(row) == 600
+    assert Operation.objects.filter(kind="cancel").count() == 2
+
+
+def test_a_call_failing_after_another_heard_the_success_answers_that_success(
+    orderpay_emulator,
+):
+    row = paid("race-4")
+    intent = refund_intent(row, 300)
+    client = client_from_settings(backoff=0)
+    first, _ = operations._begin(intent, None)
+    joined, _ = operations._begin(intent, None)
+    operations._call(first, intent, client)  # A hears the refund
+
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/charges/")
+    answer = operations._call(joined, intent, client)  # B's own request never arrives
+
+    assert isinstance(answer, Charge) and answer.amount_refunded == 300
+    [operation] = Operation.objects.filter(kind="cancel")
+    assert (operation.state, operation.unheard_calls) == ("succeeded", 0)
+    # Nobody is owed anything: the same amount again is a second refund.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
+    assert refunded_at_provider(row) == 600
+
+
+def test_a_caller_that_repeats_while_open_and_hears_it_is_owed_nothing_more(
+    orderpay_emulator,
+):
+    row = paid("race-5")
+    orderpay_emulator.inject_fault("lost_response", 4, path_prefix="/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300, client=client_from_settings(backoff=0))
+    assert Operation.objects.get(kind="cancel").unheard_calls == 1
+
+    heard = cancel_charge(Charge.objects.get(pk=row.pk), 300)  # joins the open operation
+    assert heard.amount_refunded == 300
+    assert Operation.objects.get(kind="cancel").unheard_calls == 0
+
+    # The next refund of the same amount is a new one, not the last one's answer.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
+    assert refunded_at_provider(row) == 600
+
+
+def test_each_caller_told_unknown_is_answered_once_then_the_next_call_refunds(
+    orderpay_emulator,
+):
+    from django_orderpay.services import refresh_order
+
+    row = paid("race-6")
+    intent = refund_intent(row, 300)
+    client = client_from_settings(backoff=0)
+    callers = [operations._begin(intent, None)[0] for _ in range(2)]
+    orderpay_emulator.inject_fault("lost_response", 8, path_prefix="/charges/")
+    for operation in callers:
+        with pytest.raises(OutcomeUnknown):
+            operations._call(operation, intent, client)
+    refresh_order(row.order)  # settled from the provider's state: nobody heard it
+    assert Operation.objects.get(kind="cancel").unheard_calls == 2
+
+    for _ in callers:  # each repeat is answered from the settled refund
+        assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 300
+    assert refunded_at_provider(row) == 300
+    assert Operation.objects.get(kind="cancel").unheard_calls == 0
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600

@@ -62,6 +62,7 @@ class OperationAdmin(OperationColumns, ReadOnlyAdmin):
         "sequence",
         "calls",
         "reported",
+        "unheard_calls",
         "error",
         "created_at",
         "updated_at",

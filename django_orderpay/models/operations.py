@@ -102,6 +102,9 @@ class Operation(models.Model):
     refunded sum, the known charges), which settling compares against.
     ``reported`` says a caller has been given the outcome: a succeeded
     operation nobody has heard of answers the next repeat instead of acting.
+    ``unheard_calls`` counts the calls told the outcome was unknown that have
+    not called again: while it is above zero a succeeded operation answers a
+    repeat too (one each), even after another caller heard it.
     """
 
     kind = models.CharField(_("kind"), max_length=10, choices=OperationKind.choices)
@@ -124,6 +127,7 @@ class Operation(models.Model):
     )
     reported = models.BooleanField(_("reported to a caller"), default=False)
     calls = models.PositiveIntegerField(_("calls"), default=0)
+    unheard_calls = models.PositiveIntegerField(_("calls owed the outcome"), default=0)
     error = models.TextField(_("last error"), blank=True)
     order = models.ForeignKey(
         Order,

@@ -7,15 +7,18 @@
    *open* operation of the scope (sending, or outcome unknown) is reused
    with its key, however the repeat came (a client retry, the caller
    calling again, another process, a worker re-running a task); a
-   *succeeded* one that no caller has heard of answers this call instead of
-   acting again; otherwise a new operation is recorded with the next
-   sequence number and its derived key.
+   *succeeded* one that a caller has not heard of (nobody heard it, or a
+   caller told the outcome was unknown has not called again) answers this
+   call instead of acting again; otherwise a new operation is recorded with
+   the next sequence number and its derived key.
 2. **Send** with that key (the client retries transient failures with it).
 3. **Decide** from the answer: a 2xx is mirrored through ``sync`` and the
    operation succeeds; a refusal the provider made with nothing done closes
    it as refused (the next call is a new operation, with a new key); anything
    else (a timeout, a reset, a 5xx, any 409, a refusal after an attempt that
-   may have acted) leaves it open and raises :class:`OutcomeUnknown`.
+   may have acted) leaves it open and raises :class:`OutcomeUnknown`, unless
+   another call of the operation heard its success meanwhile (then that is
+   the answer).
 
 Open operations are settled from the provider's state: by ``sync``
 (:mod:`django_orderpay.sync.operations`: an order adopted by its
@@ -34,7 +37,8 @@ from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from django_orderpay.client import OrderPayClient
@@ -215,16 +219,12 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
                 # The caller's key names its operation, in whatever state.
                 mine = rows.filter(idempotency_key=explicit_key).first()
                 if mine is not None:
-                    _update(mine, calls=F("calls") + 1)
-                    mine.calls += 1
-                    return mine, False
+                    return _join(mine), False
             latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
             if latest is not None and latest.is_open:
-                _update(latest, calls=F("calls") + 1)
-                latest.calls += 1
-                return latest, False
+                return _join(latest), False
             if latest is not None and _unheard_success(latest):
-                _update(latest, reported=True)
+                _update(latest, reported=True, unheard_calls=_ONE_LESS)
                 return latest, True
             operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
             # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
@@ -236,6 +236,21 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
 
 
+#: One fewer call owed the outcome (never below none).
+_ONE_LESS = Greatest(F("unheard_calls") - 1, Value(0))
+
+
+def _join(operation: Operation) -> Operation:
+    """This call joins ``operation`` (locked): it will hear the outcome itself.
+
+    A call joining an open operation is taken for the repeat of one told its
+    outcome was unknown (the usual repeat): that call is owed nothing more.
+    """
+    _update(operation, calls=F("calls") + 1, unheard_calls=_ONE_LESS)
+    operation.calls += 1
+    return operation
+
+
 def pending(scope_name: str) -> Operation | None:
     """The operation of ``scope_name`` a call would continue: open, or succeeded unheard."""
     latest = Operation.objects.filter(scope=scope_name).order_by("-sequence").first()
@@ -245,7 +260,10 @@ def pending(scope_name: str) -> Operation | None:
 
 
 def _unheard_success(operation: Operation) -> bool:
-    if operation.state != OperationState.SUCCEEDED or operation.reported:
+    """Succeeded, and some caller has not heard it: the next repeat is answered from it."""
+    if operation.state != OperationState.SUCCEEDED:
+        return False
+    if operation.reported and not operation.unheard_calls:
         return False
     if operation.kind in (OperationKind.CREATE, OperationKind.PAY):
         return operation.order_id is not None
@@ -346,7 +364,24 @@ def run(
         result = _result(operation)
         if result is not None:
             return result
-    return _send(operation, intent, api, source=ChangeSource.API)
+    return _call(operation, intent, api)
+
+
+def _call(operation: Operation, intent: Intent, api: OrderPayClient) -> Mirrored:
+    """A caller's send: an unknown outcome is owed to it, unless another call heard it."""
+    try:
+        return _send(operation, intent, api, source=ChangeSource.API)
+    except OutcomeUnknown:
+        # This call's request failed after another call of the operation (that
+        # joined it) heard its success: that success is this call's answer too.
+        if operation.state == OperationState.SUCCEEDED:
+            result = _result(operation)
+            if result is not None:
+                return result
+        # Told "unknown", this caller is owed the outcome: its repeat hears it even
+        # once another caller has (else the repeat would be a new operation).
+        _update(operation, unheard_calls=F("unheard_calls") + 1)
+        raise
 
 
 def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: str) -> Mirrored:
