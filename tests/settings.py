@@ -18,6 +18,10 @@ LANGUAGE_CODE = "en"
 
 DATABASES = {"default": env.db("DATABASE_URL", default="sqlite:///:memory:")}
 DATABASES["default"].setdefault("TEST", {})
+# A pytest run started by a test (tests/test_docs.py) needs a test database of its
+# own on a server: the default name is the one its parent run is using.
+if env.str("ORDERPAY_TEST_DATABASE", default="") and "sqlite" not in DATABASES["default"]["ENGINE"]:
+    DATABASES["default"]["TEST"]["NAME"] = env.str("ORDERPAY_TEST_DATABASE")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -24,6 +24,7 @@ How a block runs is said by an HTML comment on the line before its fence
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -228,6 +229,7 @@ def test_the_test_modules_pass(tmp_path):
             "error::DeprecationWarning",
         ],
         cwd=ROOT,
+        env={**os.environ, "ORDERPAY_TEST_DATABASE": "test_orderpay_docs"},
         capture_output=True,
         text=True,
         timeout=600,
