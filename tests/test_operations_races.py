@@ -188,3 +188,21 @@ def test_each_caller_told_unknown_is_answered_once_then_the_next_call_refunds(
     assert refunded_at_provider(row) == 300
     assert Operation.objects.get(kind="cancel").unheard_calls == 0
     assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
+
+
+def test_a_call_answered_from_a_success_nobody_heard_counts_as_hearing_it(orderpay_emulator):
+    row = paid("race-7")
+    intent = refund_intent(row, 300)
+    client = client_from_settings(backoff=0)
+    settling, _ = operations._begin(intent, None)
+    joined, _ = operations._begin(intent, None)
+    operations._send(settling, intent, client, source="sync")  # as orderpay_sync re-sends it
+    assert not Operation.objects.get(kind="cancel").reported
+
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/charges/")
+    assert operations._call(joined, intent, client).amount_refunded == 300
+    assert Operation.objects.get(kind="cancel").reported
+
+    # Heard: the same amount asked again is a second refund, not this one's answer.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
+    assert refunded_at_provider(row) == 600

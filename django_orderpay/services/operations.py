@@ -236,7 +236,7 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
 
 
-#: One fewer call owed the outcome (never below none).
+#: One fewer call owed the outcome (never below zero).
 _ONE_LESS = Greatest(F("unheard_calls") - 1, Value(0))
 
 
@@ -372,11 +372,13 @@ def _call(operation: Operation, intent: Intent, api: OrderPayClient) -> Mirrored
     try:
         return _send(operation, intent, api, source=ChangeSource.API)
     except OutcomeUnknown:
-        # This call's request failed after another call of the operation (that
-        # joined it) heard its success: that success is this call's answer too.
+        # This call's request failed after the operation was settled as succeeded
+        # (another call of it heard the answer, or a notification proved it):
+        # that success is this call's answer too.
         if operation.state == OperationState.SUCCEEDED:
             result = _result(operation)
             if result is not None:
+                _update(operation, reported=True)
                 return result
         # Told "unknown", this caller is owed the outcome: its repeat hears it even
         # once another caller has (else the repeat would be a new operation).
