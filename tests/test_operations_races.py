@@ -14,15 +14,24 @@ caller told the outcome was unknown is owed it, whoever heard it first.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 
 from django_orderpay.client import client_from_settings, get_client
 from django_orderpay.exceptions import OutcomeUnknown
-from django_orderpay.models import Charge, Operation, OperationKind
-from django_orderpay.services import cancel_charge, create_order, operations
-from django_orderpay.services._bodies import order_body
+from django_orderpay.models import Charge, Operation, OperationKind, Order
+from django_orderpay.services import (
+    cancel_charge,
+    create_order,
+    operations,
+    pay_order,
+    refresh_order,
+)
+from django_orderpay.services._bodies import order_body, pay_body
 from django_orderpay.sync import requested_total
-from tests.test_services_support import charge, order_payload
+from tests.test_services_support import DECLINED_VISA, charge, order_payload, raw_card
 
 pytestmark = pytest.mark.django_db
 
@@ -170,8 +179,6 @@ def test_a_caller_that_repeats_while_open_and_hears_it_is_owed_nothing_more(
 def test_each_caller_told_unknown_is_answered_once_then_the_next_call_refunds(
     orderpay_emulator,
 ):
-    from django_orderpay.services import refresh_order
-
     row = paid("race-6")
     intent = refund_intent(row, 300)
     client = client_from_settings(backoff=0)
@@ -206,3 +213,69 @@ def test_a_call_answered_from_a_success_nobody_heard_counts_as_hearing_it(orderp
     # Heard: the same amount asked again is a second refund, not this one's answer.
     assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
     assert refunded_at_provider(row) == 600
+
+
+def test_a_debt_nobody_collects_lapses_and_the_next_refund_is_a_new_one(orderpay_emulator):
+    row = paid("race-8")
+    intent = refund_intent(row, 300)
+    client = client_from_settings(backoff=0)
+    lost, _ = operations._begin(intent, None)  # a double click: this half is abandoned
+    heard, _ = operations._begin(intent, None)
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/charges/")
+    with pytest.raises(OutcomeUnknown):
+        operations._call(lost, intent, client)
+    operations._call(heard, intent, client)  # the page shows this refund
+    operation = Operation.objects.get(kind="cancel")
+    assert operation.unheard_calls == 1
+    owed_for = operation.unheard_until - timezone.now()
+    assert operations.OWED_FOR - dt.timedelta(minutes=1) < owed_for <= operations.OWED_FOR
+
+    # Past OWED_FOR (moved here by hand), another item of the same price comes back.
+    Operation.objects.filter(pk=operation.pk).update(unheard_until=timezone.now())
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 600
+    assert refunded_at_provider(row) == 600
+
+
+def test_the_errors_key_names_a_succeeded_refund_which_answers_without_a_call(
+    orderpay_emulator,
+):
+    row = paid("race-9")
+    orderpay_emulator.inject_fault("lost_response", 4, path_prefix="/charges/")
+    with pytest.raises(OutcomeUnknown) as caught:
+        cancel_charge(row, 300, client=client_from_settings(backoff=0))
+    refresh_order(row.order)  # settled from the provider's state
+    assert Operation.objects.get(kind="cancel").state == "succeeded"
+
+    # Nothing is sent (this reset would meet it): the provider may have forgotten the key.
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/charges/")
+    again = cancel_charge(
+        Charge.objects.get(pk=row.pk), 300, idempotency_key=caught.value.idempotency_key
+    )
+    assert again.amount_refunded == 300
+    operation = Operation.objects.get(kind="cancel")
+    assert (operation.reported, operation.unheard_calls) == (True, 0)
+
+
+def test_a_declined_pay_owes_nothing_the_shoppers_next_card_is_sent(orderpay_emulator):
+    order = create_order(order_payload("race-10"))
+    intent = operations.Intent(
+        kind=OperationKind.PAY,
+        scope=operations.scope(OperationKind.PAY, order.provider_id),
+        target=order.provider_id,
+        body=pay_body([charge(500, raw_card(DECLINED_VISA))]),
+        order=order,
+        basis={"charges": []},
+    )
+    client = client_from_settings(backoff=0)
+    lost, _ = operations._begin(intent, None)  # "Pay" pressed twice
+    shown, _ = operations._begin(intent, None)
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/orders/")
+    with pytest.raises(OutcomeUnknown):
+        operations._call(lost, intent, client)
+    assert operations._call(shown, intent, client).charges.get().status == "DECLINED"
+    assert Operation.objects.get(kind="pay").unheard_calls == 1
+
+    # Another card, at once: sent, and paid (not answered with the old decline).
+    again = pay_order(Order.objects.get(pk=order.pk), [charge(500, raw_card())])
+    assert sorted(again.charges.values_list("status", flat=True)) == ["DECLINED", "PAID"]
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 2

@@ -61,23 +61,48 @@ def at_provider(row: Charge) -> dict:
 # --- refunds: several open on one charge -----------------------------------------------
 
 
-def test_open_refunds_of_one_charge_are_proven_oldest_first(orderpay_emulator, no_retries):
-    row = create_order(order_payload("r-1", charges=[charge(2000)])).charges.get()
-    done_unheard(orderpay_emulator, "/charges/")
-    with pytest.raises(OutcomeUnknown):
-        cancel_charge(row, 300)  # refunded at the provider, unheard
+@pytest.mark.parametrize("arrived", [300, 200])
+def test_two_open_refunds_of_one_charge_are_not_told_apart_by_the_sum(
+    orderpay_emulator, no_retries, arrived
+):
+    row = create_order(order_payload(f"r-1-{arrived}", charges=[charge(2000)])).charges.get()
+    for amount in (300, 200):  # the older first; only ``arrived`` reached the provider
+        if amount == arrived:
+            done_unheard(orderpay_emulator, "/charges/")
+        else:
+            never_arrived(orderpay_emulator, "/charges/")
+        with pytest.raises(OutcomeUnknown):
+            cancel_charge(Charge.objects.get(pk=row.pk), amount)
+
+    refresh_order(row.order)  # the provider shows ``arrived`` refunded
+
+    # Either refund could have made that sum: neither is called done from it.
+    assert set(Operation.objects.filter(kind="cancel").values_list("state", flat=True)) == {
+        "unknown"
+    }
+    # Their repeats send their keys: the provider acts for the one that never arrived.
+    for amount in (300, 200):
+        cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+    assert Charge.objects.get(pk=row.pk).amount_refunded == 500
+    assert set(Operation.objects.filter(kind="cancel").values_list("state", flat=True)) == {
+        "succeeded"
+    }
+
+
+def test_a_refund_that_never_arrived_is_not_proven_by_a_later_refund(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-3", charges=[charge(2000)])).charges.get()
     never_arrived(orderpay_emulator, "/charges/")
     with pytest.raises(OutcomeUnknown):
-        cancel_charge(Charge.objects.get(pk=row.pk), 200)  # never reached it
+        cancel_charge(row, 200)
+    cancel_charge(Charge.objects.get(pk=row.pk), 300)  # answered: 300 refunded
 
-    refresh_order(row.order)  # the provider shows 300 refunded
-
-    first, second = Operation.objects.filter(kind="cancel").order_by("pk")
-    assert (first.amount, first.state) == (300, "succeeded")
-    # 300 refunded proves the older 300, not also the 200 on top of it.
-    assert (second.amount, second.state) == (200, "unknown")
-    again = cancel_charge(Charge.objects.get(pk=row.pk), 200)
-    assert again.amount_refunded == 500
+    lost = Operation.objects.get(kind="cancel", amount=200)
+    assert lost.state == "unknown"
+    refresh_order(row.order)  # still 300: the 300's own success, not the 200
+    lost.refresh_from_db()
+    assert lost.state == "unknown"
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
     assert at_provider(row)["amount"]["summary"]["refunded"] == 500
 
 
@@ -227,12 +252,13 @@ def test_an_operation_settled_during_its_call_stays_settled_when_the_call_times_
     client = OrderPayClient(base, orderpay_emulator.token, session=session, retries=0, timeout=0.3)
     done_unheard(orderpay_emulator, "/orders")
 
-    with pytest.raises(OutcomeUnknown):
-        create_order(order_payload("s-1", charges=[charge(500)]), user=buyer, client=client)
+    answer = create_order(order_payload("s-1", charges=[charge(500)]), user=buyer, client=client)
 
     operation = Operation.objects.get()
     adopted = Order.objects.get()
-    # The notification proved it; the lost answer does not make it unknown again.
-    assert (operation.state, operation.reported, operation.order) == ("succeeded", False, adopted)
-    assert create_order(order_payload("s-1", charges=[charge(500)]), user=buyer) == adopted
+    # The notification proved it: the lost answer neither makes it unknown again nor
+    # leaves the caller without it (the settled success is its answer, and heard).
+    assert answer == adopted
+    assert (operation.state, operation.reported, operation.order) == ("succeeded", True, adopted)
+    assert operation.unheard_calls == 0
     assert len(orderpay_emulator.order_ids()) == 1

@@ -133,6 +133,10 @@ def test_an_explicit_key_is_sent_as_given(orderpay_emulator):
     assert len(orderpay_emulator.order_ids()) == 1
     with pytest.raises(IdempotencyConflict):
         create_order(order_payload("b", charges=[charge(500)]), idempotency_key="checkout-42")
+    # The same reference with another amount is another request: not answered with "a".
+    with pytest.raises(IdempotencyConflict):
+        create_order(order_payload("a", charges=[charge(700)]), idempotency_key="checkout-42")
+    assert len(orderpay_emulator.order_ids()) == 1
 
 
 def test_a_pay_that_times_out_once_is_retried_with_the_same_key(orderpay_emulator, quick_timeout):

@@ -63,6 +63,7 @@ class OperationAdmin(OperationColumns, ReadOnlyAdmin):
         "calls",
         "reported",
         "unheard_calls",
+        "unheard_until",
         "error",
         "created_at",
         "updated_at",

@@ -103,7 +103,7 @@ class Operation(models.Model):
     ``reported`` says a caller has been given the outcome: a succeeded
     operation nobody has heard of answers the next repeat instead of acting.
     ``unheard_calls`` counts the calls told the outcome was unknown that have
-    not called again: while it is above zero a succeeded operation answers a
+    not called again: until ``unheard_until`` a succeeded operation answers a
     repeat too (one each), even after another caller heard it.
     """
 
@@ -128,6 +128,7 @@ class Operation(models.Model):
     reported = models.BooleanField(_("reported to a caller"), default=False)
     calls = models.PositiveIntegerField(_("calls"), default=0)
     unheard_calls = models.PositiveIntegerField(_("calls owed the outcome"), default=0)
+    unheard_until = models.DateTimeField(_("owed until"), null=True, blank=True)
     error = models.TextField(_("last error"), blank=True)
     order = models.ForeignKey(
         Order,

@@ -8,9 +8,10 @@
    with its key, however the repeat came (a client retry, the caller
    calling again, another process, a worker re-running a task); a
    *succeeded* one that a caller has not heard of (nobody heard it, or a
-   caller told the outcome was unknown has not called again) answers this
-   call instead of acting again; otherwise a new operation is recorded with
-   the next sequence number and its derived key.
+   caller told the outcome was unknown has not called again, for
+   ``OWED_FOR``) answers this call instead of acting again, as does one the
+   caller's own key names; otherwise a new operation is recorded with the
+   next sequence number and its derived key.
 2. **Send** with that key (the client retries transient failures with it).
 3. **Decide** from the answer: a 2xx is mirrored through ``sync`` and the
    operation succeeds; a refusal the provider made with nothing done closes
@@ -53,6 +54,7 @@ from django_orderpay.models import (
     OPEN_OPERATION_STATES,
     ChangeSource,
     Charge,
+    ChargeStatus,
     Operation,
     OperationKind,
     OperationState,
@@ -76,6 +78,12 @@ GRACE = dt.timedelta(minutes=2)
 #: The provider's key lifetime is undocumented; past this a re-sent request
 #: could act again, so older open operations are left for staff to check.
 REPLAY_WINDOW = dt.timedelta(hours=24)
+#: How long a caller told ``OutcomeUnknown`` is owed the outcome: its repeat
+#: within this is answered from the succeeded operation even if another caller
+#: heard it. A retry comes back within minutes; a caller that never does (the
+#: lost half of a double click) must not swallow a real refund of the same
+#: amount asked later, which is a new operation once this has passed.
+OWED_FOR = dt.timedelta(minutes=15)
 #: Longest error text kept on an operation.
 MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
 
@@ -216,16 +224,19 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
         with sync_transaction():
             rows = Operation.objects.select_for_update()
             if explicit_key is not None:
-                # The caller's key names its operation, in whatever state.
+                # The caller's key names its operation, in whatever state: a
+                # succeeded one answers without a call (the provider may have
+                # forgotten the key, and would act again).
                 mine = rows.filter(idempotency_key=explicit_key).first()
+                if mine is not None and _answers(mine, intent):
+                    return _answering(mine), True
                 if mine is not None:
                     return _join(mine), False
             latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
             if latest is not None and latest.is_open:
                 return _join(latest), False
             if latest is not None and _unheard_success(latest):
-                _update(latest, reported=True, unheard_calls=_ONE_LESS)
-                return latest, True
+                return _answering(latest), True
             operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
             # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
             # round trip. Skipped: another process recorded this sequence (or
@@ -251,6 +262,22 @@ def _join(operation: Operation) -> Operation:
     return operation
 
 
+def _answers(operation: Operation, intent: Intent) -> bool:
+    """Whether ``operation`` succeeded for this very request (a key reused for another
+    request is sent, for the provider to refuse)."""
+    if operation.state != OperationState.SUCCEEDED or operation.scope != intent.scope:
+        return False
+    return operation.body_digest == idempotency.digest(
+        idempotency.without_card_secrets(intent.body)
+    )
+
+
+def _answering(operation: Operation) -> Operation:
+    """``operation`` (succeeded, locked) answers this call: heard, and one fewer owed."""
+    _update(operation, reported=True, unheard_calls=_ONE_LESS)
+    return operation
+
+
 def pending(scope_name: str) -> Operation | None:
     """The operation of ``scope_name`` a call would continue: open, or succeeded unheard."""
     latest = Operation.objects.filter(scope=scope_name).order_by("-sequence").first()
@@ -263,11 +290,24 @@ def _unheard_success(operation: Operation) -> bool:
     """Succeeded, and some caller has not heard it: the next repeat is answered from it."""
     if operation.state != OperationState.SUCCEEDED:
         return False
-    if operation.reported and not operation.unheard_calls:
+    if operation.reported and not _owed(operation):
         return False
     if operation.kind in (OperationKind.CREATE, OperationKind.PAY):
         return operation.order_id is not None
     return operation.charge_id is not None
+
+
+def _owed(operation: Operation) -> bool:
+    """Whether a caller told the outcome was unknown is still owed it (see ``OWED_FOR``)."""
+    until = operation.unheard_until
+    if not operation.unheard_calls or until is None or until <= timezone.now():
+        return False
+    if operation.kind == OperationKind.PAY:
+        # A declined payment moved no money: the next pay is the shopper's new try
+        # (another card), not a repeat to be answered with the old decline.
+        declined = Charge.objects.filter(pk=operation.charge_id or 0, status=ChargeStatus.DECLINED)
+        return not declined.exists()
+    return True
 
 
 def _is_refusal(error: ProviderError, operation: Operation) -> bool:
@@ -318,7 +358,10 @@ def _close(
     if calls is not None:
         rows = rows.filter(calls=calls)
     moved = rows.update(**fields) > 0
-    operation.refresh_from_db(fields=["state", "reported", "error", "resolved_at", "calls"])
+    # The order and charge too: another call may have settled it, and linked them.
+    operation.refresh_from_db(
+        fields=["state", "reported", "error", "resolved_at", "calls", "order", "charge"]
+    )
     return moved
 
 
@@ -382,7 +425,11 @@ def _call(operation: Operation, intent: Intent, api: OrderPayClient) -> Mirrored
                 return result
         # Told "unknown", this caller is owed the outcome: its repeat hears it even
         # once another caller has (else the repeat would be a new operation).
-        _update(operation, unheard_calls=F("unheard_calls") + 1)
+        _update(
+            operation,
+            unheard_calls=F("unheard_calls") + 1,
+            unheard_until=timezone.now() + OWED_FOR,
+        )
         raise
 
 

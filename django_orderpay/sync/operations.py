@@ -10,8 +10,13 @@ may prove it succeeded:
 - a pay: a charge on its order that was not there when the call started;
 - a capture: the charge is paid;
 - a void: the authorised charge is cancelled; a refund: the refunded sum
-  reached what was refunded when the call started plus its amount (open
-  refunds of one charge are counted oldest first, each on top of the last).
+  reached what was refunded when the call started, plus the refunds that
+  succeeded since, plus its amount. A sum cannot say *which* refund made
+  it: the refund whose answer is being synced counts first (it is certain),
+  and while two or more other refunds of one charge are open none of them is
+  proven by the sum (a refund that never arrived would be taken for one that
+  did): their repeats and ``orderpay_sync`` send their keys, and the
+  provider answers each.
 
 Absence proves nothing (the call may still be on its way), so nothing here
 closes an operation as refused: that takes the provider's answer to its key.
@@ -24,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Sum
 from django.utils import timezone
 
 from ..models import (
@@ -106,7 +112,13 @@ def settle(
     settled: list[tuple[Operation, dict[str, Any]]] = []
     taken: set[str] = set()
     refunds: dict[int, int] = {}  # charge pk -> refunded sum the earlier open refunds reach
+    if answered is not None:
+        # The answered call is certain: what it proves is taken before any guess.
+        open_operations.sort(key=lambda operation: operation.pk != answered.operation.pk)
+    ambiguous = _ambiguous_refunds(open_operations, answered)
     for operation in open_operations:
+        if operation.pk in ambiguous:
+            continue
         links = _proof(operation, order, charges, by_pk, taken, refunds)
         if links is not None:
             settled.append((operation, links))
@@ -128,6 +140,40 @@ def settle(
         writes.update(operation, list(fields))
         if operation.kind == OperationKind.CREATE:
             _adopt(order, operation)
+
+
+def _ambiguous_refunds(operations: Sequence[Operation], answered: Answered | None) -> set[int]:
+    """The open refunds (not the answered one) sharing their charge with another: unprovable."""
+    by_charge: dict[int, list[int]] = {}
+    for operation in operations:
+        if answered is not None and operation.pk == answered.operation.pk:
+            continue
+        if _is_refund(operation):
+            by_charge.setdefault(operation.charge_id or 0, []).append(operation.pk)
+    return {pk for pks in by_charge.values() if len(pks) > 1 for pk in pks}
+
+
+def _is_refund(operation: Operation) -> bool:
+    return (
+        operation.kind == OperationKind.CANCEL
+        and operation.basis.get("status") != ChargeStatus.AUTHORIZED
+    )
+
+
+def _refunded_since(operation: Operation) -> int:
+    """Cents refunded on its charge by refunds that succeeded after ``operation`` began.
+
+    Its ``basis`` is the refunded sum it saw; these came on top of it.
+    """
+    if operation.charge_id is None:
+        return 0
+    later = Operation.objects.filter(
+        kind=OperationKind.CANCEL,
+        charge_id=operation.charge_id,
+        state=OperationState.SUCCEEDED,
+        resolved_at__gte=operation.created_at,
+    ).exclude(pk=operation.pk)
+    return later.aggregate(total=Sum("amount", default=0))["total"]
 
 
 def _proof(
@@ -158,9 +204,10 @@ def _proof(
     if operation.kind == OperationKind.CAPTURE:
         paid = charge.status == ChargeStatus.PAID or charge.amount_paid > 0
         return {} if paid else None
-    if operation.basis.get("status") == ChargeStatus.AUTHORIZED:
+    if not _is_refund(operation):  # a void
         return {} if charge.status == ChargeStatus.CANCELED else None
-    reached = max(int(operation.basis.get("refunded") or 0), refunds.get(charge.pk, 0))
+    seen = int(operation.basis.get("refunded") or 0) + _refunded_since(operation)
+    reached = max(seen, refunds.get(charge.pk, 0))
     needed = reached + (operation.amount or 0)
     if charge.amount_refunded >= needed:
         refunds[charge.pk] = needed
