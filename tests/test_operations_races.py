@@ -24,6 +24,7 @@ from django_orderpay.exceptions import OutcomeUnknown
 from django_orderpay.models import Charge, Operation, OperationKind, Order
 from django_orderpay.services import (
     cancel_charge,
+    charges,
     create_order,
     operations,
     pay_order,
@@ -89,16 +90,7 @@ def test_a_first_calls_own_refusal_still_closes_it(orderpay_emulator):
 
 def refund_intent(row: Charge, value: int) -> operations.Intent:
     """The intent ``cancel_charge(row, value)`` records."""
-    return operations.Intent(
-        kind=OperationKind.CANCEL,
-        scope=operations.scope(OperationKind.CANCEL, row.provider_id, value),
-        target=row.provider_id,
-        body={"amount": {"value": value}},
-        amount=value,
-        order=row.order,
-        charge=row,
-        basis={"status": row.status, "refunded": row.amount_refunded},
-    )
+    return charges.cancel_intent(row, value)
 
 
 def paid(reference_id: str) -> Charge:

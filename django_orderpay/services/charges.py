@@ -65,12 +65,18 @@ def cancel_charge(
     (the same amount, even if "everything" has shrunk since).
     """
     check_mirror(charge, Charge, "charge")
+    intent = cancel_intent(charge, amount)
+    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
+
+
+def cancel_intent(charge: Charge, amount: int | None = None) -> operations.Intent:
+    """The operation :func:`cancel_charge` records: its scope, body and basis."""
     part = ALL if amount is None else check_amount(amount)
     name = operations.scope(OperationKind.CANCEL, charge.provider_id, part)
     if amount is None:
         amount = _everything(charge, operations.pending(name))
     value = check_amount(amount)
-    intent = operations.Intent(
+    return operations.Intent(
         kind=OperationKind.CANCEL,
         scope=name,
         target=charge.provider_id,
@@ -80,7 +86,6 @@ def cancel_charge(
         charge=charge,
         basis={"status": charge.status, "refunded": charge.amount_refunded},
     )
-    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def _everything(charge: Charge, pending: Operation | None) -> int:
