@@ -18,8 +18,8 @@
    it as refused (the next call is a new operation, with a new key); anything
    else (a timeout, a reset, a 5xx, any 409, a refusal after an attempt that
    may have acted) leaves it open and raises :class:`OutcomeUnknown`, unless
-   another call of the operation heard its success meanwhile (then that is
-   the answer).
+   the operation was settled as succeeded meanwhile (another call heard it,
+   or a notification proved it: then that is the answer).
 
 Open operations are settled from the provider's state: by ``sync``
 (:mod:`django_orderpay.sync.operations`: an order adopted by its
