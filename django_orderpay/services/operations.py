@@ -62,7 +62,13 @@ from django_orderpay.models import (
 )
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
-from django_orderpay.sync import single_write, sync_charge, sync_order, sync_transaction
+from django_orderpay.sync import (
+    once_more_on_conflict,
+    single_write,
+    sync_charge,
+    sync_order,
+    sync_transaction,
+)
 from django_orderpay.sync.inserting import insert_new
 from django_orderpay.sync.operations import Answered, success_fields
 
@@ -221,30 +227,42 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     if first:
         return first[0], False
     for _ in range(5):
-        with sync_transaction():
-            rows = Operation.objects.select_for_update()
-            if explicit_key is not None:
-                # The caller's key names its operation, in whatever state: a
-                # succeeded one answers without a call (the provider may have
-                # forgotten the key, and would act again).
-                mine = rows.filter(idempotency_key=explicit_key).first()
-                if mine is not None and _answers(mine, intent):
-                    return _answering(mine), True
-                if mine is not None:
-                    return _join(mine), False
-            latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
-            if latest is not None and latest.is_open:
-                return _join(latest), False
-            if latest is not None and _unheard_success(latest):
-                return _answering(latest), True
-            operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
-            # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
-            # round trip. Skipped: another process recorded this sequence (or
-            # key) first (on PostgreSQL, after its transaction ended): look again.
-            if not insert_new([operation]):
-                continue
-            return operation, False
+        try:
+            return once_more_on_conflict(lambda: _look(intent, explicit_key))
+        except _Taken:
+            continue  # another process recorded this sequence (or key) first: look again
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
+
+
+class _Taken(Exception):
+    """The operation :func:`_look` meant to record was recorded by another process first."""
+
+
+def _look(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
+    """:func:`_begin`'s locked look at the scope's history, in a transaction of its own."""
+    with sync_transaction():
+        rows = Operation.objects.select_for_update()
+        if explicit_key is not None:
+            # The caller's key names its operation, in whatever state: a
+            # succeeded one answers without a call (the provider may have
+            # forgotten the key, and would act again).
+            mine = rows.filter(idempotency_key=explicit_key).first()
+            if mine is not None and _answers(mine, intent):
+                return _answering(mine), True
+            if mine is not None:
+                return _join(mine), False
+        latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
+        if latest is not None and latest.is_open:
+            return _join(latest), False
+        if latest is not None and _unheard_success(latest):
+            return _answering(latest), True
+        operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
+        # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
+        # round trip. Skipped: another process recorded this sequence (or
+        # key) first (on PostgreSQL, after its transaction ended): look again.
+        if not insert_new([operation]):
+            raise _Taken
+        return operation, False
 
 
 #: One fewer call owed the outcome (never below zero).
@@ -451,8 +469,13 @@ def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: 
             raise
         raise _unknown(operation, error) from error
     answered = Answered(operation, reported=source == ChangeSource.API)
+
+    def mirror() -> Mirrored:
+        answered.settled = False  # a second run (after a deadlock) settles afresh
+        return _mirror(intent, answer, source, answered)
+
     try:
-        mirrored = _mirror(intent, answer, source, answered)
+        mirrored = once_more_on_conflict(mirror)
     except Exception as exc:
         # The provider acted; only our copy failed. It stays open, to be
         # settled when the order is next mirrored (a notification, a sync).

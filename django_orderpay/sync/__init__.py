@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from .charges import supersedes
-from .locking import single_write, sync_transaction
+from .locking import once_more_on_conflict, single_write, sync_transaction
 from .operations import requested_total, settle
 from .orders import lock_order, sync_charge, sync_order
 from .parse import SyncError, parse_charge, parse_order, parse_split
@@ -19,6 +19,7 @@ from .splits import sync_split
 __all__ = [
     "SyncError",
     "lock_order",
+    "once_more_on_conflict",
     "parse_charge",
     "parse_order",
     "parse_split",
