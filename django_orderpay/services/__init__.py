@@ -17,6 +17,7 @@ from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order
+from .operations import in_flight_for
 from .pix import simulate_pix_payment
 from .splits import get_split
 from .threeds import ThreeDSSession, create_3ds_session
@@ -32,6 +33,7 @@ __all__ = [
     "create_order",
     "get_public_key",
     "get_split",
+    "in_flight_for",
     "installment_plans",
     "pay_order",
     "pay_with_card_token",

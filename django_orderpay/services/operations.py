@@ -2,7 +2,11 @@
 
 :func:`run` is the one way a service sends a money-moving request:
 
-1. **Record, committed, before the request leaves** (:func:`_begin`). The
+1. **Record, committed, before the request leaves** (:func:`_begin`). A
+   payment (create, pay) for a shop object is refused with
+   :class:`PaymentInProgress` while another money-moving operation of that
+   object is in flight (:func:`in_flight`): at most one at a time, whatever
+   reference each attempt has. The
    operation's scope (what it acts on, with what amount) is looked up: an
    *open* operation of the scope (sending, or outcome unknown) is reused
    with its key, however the repeat came (a client retry, the caller
@@ -47,6 +51,7 @@ from django_orderpay.client.errors import RATE_LIMIT_CODE
 from django_orderpay.exceptions import (
     IdempotencyConflict,
     OutcomeUnknown,
+    PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
 )
@@ -70,6 +75,7 @@ from django_orderpay.sync import (
     sync_transaction,
 )
 from django_orderpay.sync.inserting import insert_new
+from django_orderpay.sync.locking import lock_name
 from django_orderpay.sync.operations import Answered, success_fields
 
 from . import idempotency
@@ -90,6 +96,15 @@ REPLAY_WINDOW = dt.timedelta(hours=24)
 #: lost half of a double click) must not swallow a real refund of the same
 #: amount asked later, which is a new operation once this has passed.
 OWED_FOR = dt.timedelta(minutes=15)
+#: How long an open operation keeps its shop object busy (a new payment of it
+#: refused): a call's own retries end within minutes; past this an open one
+#: is left to the notification, ``orderpay_sync`` and staff, and the shopper
+#: may pay again (a purchase then paid twice sends ``payment_duplicated``).
+IN_FLIGHT_FOR = dt.timedelta(minutes=15)
+#: The operations that start a payment: refused while their shop object has
+#: another money-moving operation in flight. Captures and refunds are never
+#: held back (a refund is how a purchase paid twice is put right).
+PAYMENT_KINDS = frozenset({OperationKind.CREATE, OperationKind.PAY})
 #: Longest error text kept on an operation.
 MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
 
@@ -183,10 +198,22 @@ def _update(operation: Operation, **fields: Any) -> None:
             setattr(operation, name, value)
 
 
+def shop_object_of(intent: Intent) -> tuple[int | None, str]:
+    """``(content type id, object id)`` of what ``intent`` is for: its shop object, else its
+    order's (a pay, a capture, a refund); ``(None, "")`` when it has none."""
+    if intent.shop_object is not None:
+        content_type = ContentType.objects.get_for_model(intent.shop_object)
+        return content_type.pk, str(intent.shop_object.pk)
+    order = intent.order if intent.order is not None else getattr(intent.charge, "order", None)
+    if order is not None and order.content_type_id is not None:
+        return order.content_type_id, order.object_id
+    return None, ""
+
+
 def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
     safe_body = idempotency.without_card_secrets(intent.body)
     body_digest = idempotency.digest(safe_body)  # the same as the body's: no secrets to take
-    shop_object = intent.shop_object
+    content_type_id, object_id = shop_object_of(intent)
     return Operation(
         kind=intent.kind,
         scope=intent.scope,
@@ -204,8 +231,8 @@ def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
         order=intent.order,
         charge=intent.charge,
         user=intent.user,
-        content_type=ContentType.objects.get_for_model(shop_object) if shop_object else None,
-        object_id=str(shop_object.pk) if shop_object else "",
+        content_type_id=content_type_id,
+        object_id=object_id,
         calls=1,
     )
 
@@ -221,14 +248,17 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     # The usual call is the scope's first: its operation goes in with one
     # statement, committed at once (no lock, no transaction). Any conflict (the
     # scope's first sequence or the caller's key is taken) means there is
-    # history to read: the locked look below decides, as it would have.
-    with single_write():
-        first = insert_new([_new(intent, 0, explicit_key)])
-    if first:
-        return first[0], False
+    # history to read: the locked look below decides, as it would have. A
+    # payment for a shop object always looks first: another may be in flight.
+    busy = _busy_name(intent)
+    if busy is None:
+        with single_write():
+            first = insert_new([_new(intent, 0, explicit_key)])
+        if first:
+            return first[0], False
     for _ in range(5):
         try:
-            return once_more_on_conflict(lambda: _look(intent, explicit_key))
+            return once_more_on_conflict(lambda: _look(intent, explicit_key, busy))
         except _Taken:
             continue  # another process recorded this sequence (or key) first: look again
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
@@ -238,9 +268,24 @@ class _Taken(Exception):
     """The operation :func:`_look` meant to record was recorded by another process first."""
 
 
-def _look(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
-    """:func:`_begin`'s locked look at the scope's history, in a transaction of its own."""
+def _busy_name(intent: Intent) -> str | None:
+    """The lock a payment of a shop object takes while it looks (None: not a payment, or
+    for no shop object)."""
+    if intent.kind not in PAYMENT_KINDS:
+        return None
+    content_type_id, object_id = shop_object_of(intent)
+    return f"orderpay:shop-object:{content_type_id}:{object_id}" if content_type_id else None
+
+
+def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[Operation, bool]:
+    """:func:`_begin`'s locked look at the scope's history, in a transaction of its own.
+
+    ``busy`` names the shop object's lock, held while a payment checks that
+    no other money-moving operation of it is in flight and records itself.
+    """
     with sync_transaction():
+        if busy is not None:
+            lock_name(busy)
         rows = Operation.objects.select_for_update()
         if explicit_key is not None:
             # The caller's key names its operation, in whatever state: a
@@ -257,12 +302,52 @@ def _look(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
         if latest is not None and _unheard_success(latest):
             return _answering(latest), True
         operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
+        if busy is not None:
+            _refuse_if_in_flight(operation)
         # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
         # round trip. Skipped: another process recorded this sequence (or
         # key) first (on PostgreSQL, after its transaction ended): look again.
         if not insert_new([operation]):
             raise _Taken
         return operation, False
+
+
+def in_flight_for(shop_object: models.Model) -> Operation | None:
+    """The money-moving operation of ``shop_object`` with no outcome yet (see :func:`in_flight`).
+
+    What a payment page asks to say "your payment is being confirmed" instead
+    of offering to pay again.
+    """
+    if shop_object.pk is None:
+        return None
+    content_type = ContentType.objects.get_for_model(shop_object)
+    return in_flight(content_type.pk, str(shop_object.pk))
+
+
+def in_flight(content_type_id: int | None, object_id: str) -> Operation | None:
+    """The money-moving operation of a shop object still in flight (open, called within
+    :data:`IN_FLIGHT_FOR`), if any: the newest."""
+    if content_type_id is None:
+        return None
+    since = timezone.now() - IN_FLIGHT_FOR
+    return (
+        Operation.objects.open()
+        .filter(content_type_id=content_type_id, object_id=object_id, updated_at__gte=since)
+        .order_by("-pk")
+        .first()
+    )
+
+
+def _refuse_if_in_flight(operation: Operation) -> None:
+    """Raise :class:`PaymentInProgress` when ``operation``'s shop object has another in flight."""
+    busy = in_flight(operation.content_type_id, operation.object_id)
+    if busy is not None and busy.scope != operation.scope:
+        raise PaymentInProgress(
+            f"{operation.get_kind_display().lower()} {operation.target or operation.scope}: "
+            f"operation {busy.pk} ({busy.get_kind_display().lower()}) of the same shop object "
+            "has no outcome yet; nothing was sent",
+            operation=busy,
+        )
 
 
 #: One fewer call owed the outcome (never below zero).

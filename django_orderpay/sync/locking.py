@@ -11,8 +11,10 @@ needs ``"OPTIONS": {"transaction_mode": "IMMEDIATE"}`` as usual.
 **One lock order, so no two transactions of the package wait for each
 other in a circle** (a deadlock, which PostgreSQL ends by failing one of
 them): a notification's claim on its body, then the order, then its
-charges (by primary key), then card tokens, then operations. Two rules
-keep every path to it:
+charges (by primary key), then card tokens, then operations. A service
+recording an operation takes its shop object's lock (:func:`lock_name`)
+and then operations, and no order or charge. Two rules keep every path to
+it:
 
 - Rows are locked ``FOR NO KEY UPDATE`` (:func:`for_update`), not ``FOR
   UPDATE``: a sync changes no key, and the stronger lock also blocks the
@@ -33,6 +35,7 @@ PostgreSQL failed.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -101,6 +104,27 @@ def for_update(using: str | None = None, *, skip_locked: bool = False) -> str:
 def no_key(using: str | None = None) -> bool:
     """``select_for_update(no_key=...)``: ``FOR NO KEY UPDATE`` where the database has it."""
     return bool(transaction.get_connection(using).features.has_select_for_no_key_update)
+
+
+#: The first half of the package's advisory locks' keys (PostgreSQL's two-key form).
+ADVISORY_NAMESPACE = 0x6F70  # "op"
+
+
+def lock_name(name: str, using: str | None = None) -> None:
+    """Hold a lock on ``name`` until this transaction ends, whatever row it stands for.
+
+    PostgreSQL's ``pg_advisory_xact_lock``, keyed by a digest of ``name``
+    (two names sharing a key only take turns). Elsewhere the transaction
+    itself stands for it: SQLite runs one writer at a time (across
+    processes with ``transaction_mode`` ``IMMEDIATE``, within one through
+    :func:`sync_transaction`). Taken before any row lock of the transaction.
+    """
+    connection = transaction.get_connection(using)
+    if connection.vendor != "postgresql":
+        return
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [ADVISORY_NAMESPACE, key])
 
 
 def is_conflict(error: BaseException) -> bool:
