@@ -27,11 +27,14 @@ from django_orderpay.exceptions import (
     OrderPayError,
     OutcomeUnknown,
     PayloadError,
+    PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
 )
+from django_orderpay.intents import IntentField
+from django_orderpay.intents import operation_key as intent_operation_key
 from django_orderpay.models import CardToken, Order, format_cents
-from django_orderpay.shopper_messages import refusal_message
+from django_orderpay.shopper_messages import IN_PROGRESS, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -125,6 +128,14 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         form.outcome_unknown = error  # type: ignore[attr-defined]
         form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
         return
+    if isinstance(error, PaymentInProgress):
+        # Nothing was sent: another payment of the same purchase has no outcome yet.
+        logger.info(
+            "payment not sent: operation %s in flight", getattr(error.operation, "pk", None)
+        )
+        form.in_progress = error  # type: ignore[attr-defined]
+        form.add_error(None, IN_PROGRESS)
+        return
     if isinstance(error, PayloadError):
         problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]
     elif isinstance(error, ProviderUnavailable):
@@ -158,7 +169,19 @@ def _field_message(form: forms.Form, field: str, detail: str) -> str:
     return _("%(label)s: %(detail)s") % {"label": label, "detail": detail}
 
 
-class CardPaymentForm(forms.Form):
+class IntentMixin:
+    """A form carrying its page's intent (:mod:`django_orderpay.intents`)."""
+
+    cleaned_data: dict[str, Any]
+
+    def operation_key(self, step: str) -> str | None:
+        """The idempotency key of ``step`` of this page's attempt (call after ``is_valid()``);
+        None when the post carried no intent (the operation's key is then derived)."""
+        intent = self.cleaned_data.get("intent")
+        return intent_operation_key(intent, step) if intent else None
+
+
+class CardPaymentForm(IntentMixin, forms.Form):
     """The encrypted card, its holder's name, the installments and "save this card".
 
     The holder's name is posted as typed (it is not a secret, and PagBank asks
@@ -185,6 +208,8 @@ class CardPaymentForm(forms.Form):
     error_fields: Mapping[str, str] = CARD_FORM_FIELDS
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
     save_card = forms.BooleanField(label=_("Save this card for my next purchases"), required=False)
+    #: The page's attempt: a post sent twice pays once (see ``pay``).
+    intent = IntentField()
 
     def __init__(
         self,
@@ -265,7 +290,11 @@ class CardPaymentForm(forms.Form):
         charge is not a refusal: the order comes back with the charge DECLINED.
         """
         try:
-            return services.pay_order(order, [self.charge(amount, **charge_options)])
+            return services.pay_order(
+                order,
+                [self.charge(amount, **charge_options)],
+                idempotency_key=self.operation_key("pay"),
+            )
         except OrderPayError as error:
             add_payment_error(self, error, self.error_fields)
             return None
@@ -280,7 +309,7 @@ class CardTokenChoiceField(forms.ModelChoiceField):
         return f"{brand} •••• {obj.last_digits}{expiry}"
 
 
-class SavedCardForm(forms.Form):
+class SavedCardForm(IntentMixin, forms.Form):
     """Pay with one of ``user``'s stored cards; no card data is typed or posted.
 
     The choices are the user's own tokens only (a token can be used only by
@@ -296,6 +325,7 @@ class SavedCardForm(forms.Form):
         error_messages={"invalid_choice": _("Choose one of your saved cards.")},
     )
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
+    intent = IntentField()
 
     def __init__(
         self,
@@ -341,6 +371,7 @@ class SavedCardForm(forms.Form):
                 amount=amount,
                 installments=self.cleaned_data["installments"],
                 capture=capture,
+                idempotency_key=self.operation_key("pay"),
             )
         except OrderPayError as error:
             add_payment_error(self, error, SAVED_CARD_FORM_FIELDS)

@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .exceptions import ErrorMessage, ProviderError, ProviderUnavailable
+from .exceptions import ErrorMessage, PaymentInProgress, ProviderError, ProviderUnavailable
 
 #: Decline codes after which the same card may be tried again: PagBank's
 #: anti-fraud (10000), an unexpected decline (10002), and the issuer's
@@ -46,6 +46,11 @@ REFUSALS: tuple[tuple[tuple[str, ...], Promise], ...] = (
 )
 GENERIC_REFUSAL = _("The payment could not be processed. Try again, or pay another way.")
 BUSY = _("The payment service is busy right now. Try again in a moment.")
+#: Another payment of the same purchase has no outcome yet (``PaymentInProgress``).
+IN_PROGRESS = _(
+    "A payment for this purchase is already in progress. Wait for its outcome before paying "
+    "again: this page shows it once it is confirmed."
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,12 @@ class ShopperMessage:
 
     text: str
     may_retry: bool = False
+    #: Whether the sentence ends with what to try next (a retry, or another card).
+    hint: bool = True
 
     def __str__(self) -> str:
+        if not self.hint:
+            return self.text
         hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
         return f"{self.text} {hint}"
 
@@ -68,6 +77,8 @@ def decline_message(code: str | None) -> ShopperMessage:
 
 def refusal_message(error: Any) -> ShopperMessage:
     """What to say when a payment request raised ``error`` (one of the package's own)."""
+    if isinstance(error, PaymentInProgress):
+        return ShopperMessage(str(IN_PROGRESS), hint=False)
     if isinstance(error, ProviderUnavailable):  # rate limits and outages included
         return ShopperMessage(str(BUSY), may_retry=True)
     if isinstance(error, ProviderError):

@@ -164,7 +164,7 @@ def test_card_inputs_have_no_name_so_the_raw_card_cannot_be_posted(key_configure
     assert holder["name"] == "holder_name"
     # What has a name is only what the server may receive.
     named = sorted(attrs["name"] for attrs in Elements(html).named())
-    assert named == ["encrypted_card", "holder_name", "installments"]
+    assert named == ["encrypted_card", "holder_name", "installments", "intent"]
 
 
 def test_a_refused_holder_name_is_shown_by_its_input_with_what_was_typed(key_configured):

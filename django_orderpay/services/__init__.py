@@ -16,8 +16,8 @@ from .charges import cancel_charge, capture_charge
 from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
-from .orders import create_order, pay_order, refresh_order
 from .operations import in_flight_for
+from .orders import create_order, pay_order, refresh_order
 from .pix import simulate_pix_payment
 from .splits import get_split
 from .threeds import ThreeDSSession, create_3ds_session

@@ -184,6 +184,7 @@ def orderpay_card_form(
         inputs[0].attrs["value"] = bound.value() or ""
         inputs[0].errors = [str(error) for error in bound.errors]
     hidden = [
+        "intent",
         *(("authentication_id", "authentication_status") if _runs_threeds(form) else ()),
         *(("card_bin",) if getattr(form, "fee_plans", False) else ()),
     ]

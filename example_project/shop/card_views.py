@@ -68,7 +68,7 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
     """Pay ``purchase`` with a bound card ``form``; ``back`` redirects a refusal to the page."""
     if form.is_valid():
         try:
-            order = card_order(purchase, request.user)
+            order = card_order(purchase, request.user, form.operation_key("create"))
         except OrderPayError as error:
             add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
         else:
@@ -82,10 +82,16 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
             )
             if paid is not None:
                 return redirect(purchase)
-            if getattr(form, "outcome_unknown", None) is not None:
-                messages.warning(request, form.non_field_errors()[0])
-                return redirect(purchase)
+        if awaiting_outcome(form):
+            messages.warning(request, form.non_field_errors()[0])
+            return redirect(purchase)
     return back(request, purchase, form)
+
+
+def awaiting_outcome(form: Any) -> bool:
+    """Whether a refused ``form`` is waiting for a payment's outcome (its own, unanswered,
+    or another of the purchase in flight): the status page shows it, not the form again."""
+    return any(getattr(form, name, None) is not None for name in ("outcome_unknown", "in_progress"))
 
 
 def authorise_only(request: HttpRequest) -> bool:

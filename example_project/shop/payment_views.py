@@ -31,7 +31,14 @@ from django_orderpay.forms import (
 )
 from django_orderpay.shopper_messages import refusal_message
 
-from .card_views import card_checkout_form, debit_form, debit_offered, pay_with, shopper
+from .card_views import (
+    awaiting_outcome,
+    card_checkout_form,
+    debit_form,
+    debit_offered,
+    pay_with,
+    shopper,
+)
 from .models import Purchase
 from .payments import (
     BOLETO_DAYS,
@@ -143,15 +150,15 @@ def pay_saved_card(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     form = SavedCardForm(request.POST, user=request.user, amount=total)
     if form.is_valid():
         try:
-            order = card_order(purchase, request.user)
+            order = card_order(purchase, request.user, form.operation_key("create"))
         except OrderPayError as error:
             add_payment_error(form, error, SAVED_CARD_FORM_FIELDS)
         else:
             if form.pay(order, total) is not None:
                 return redirect(purchase)
-            if getattr(form, "outcome_unknown", None) is not None:
-                messages.warning(request, form.non_field_errors()[0])
-                return redirect(purchase)
+        if awaiting_outcome(form):
+            messages.warning(request, form.non_field_errors()[0])
+            return redirect(purchase)
     return _back_to_payment(request, purchase, form)
 
 

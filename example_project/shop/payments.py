@@ -125,17 +125,28 @@ def order_payload(
     )
 
 
-def card_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None) -> Order:
+def card_order(
+    purchase: Purchase,
+    user: AbstractBaseUser | AnonymousUser | None,
+    idempotency_key: str | None = None,
+) -> Order:
     """The provider order that card payments of ``purchase`` go to, created on first use.
 
-    Raises the services' errors (``PayloadError``, ``ProviderError``) when
-    the order cannot be created.
+    ``idempotency_key`` is the checkout attempt's key for the create (the
+    card form's ``operation_key("create")``): the same form posted twice
+    gets the same order. Raises the services' errors (``PayloadError``,
+    ``ProviderError``, ``PaymentInProgress``) when the order cannot be created.
     """
     cards = purchase.payment_orders().filter(deeplink__isnull=True, qr_codes__isnull=True)
     existing = cards.exclude(charges__payment_method="BOLETO").first()
     if existing is not None:
         return existing
-    return services.create_order(order_payload(purchase), user=_user(user), shop_object=purchase)
+    return services.create_order(
+        order_payload(purchase),
+        user=_user(user),
+        shop_object=purchase,
+        idempotency_key=idempotency_key,
+    )
 
 
 def app_order(
