@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any, cast
@@ -31,9 +32,17 @@ from django_orderpay.exceptions import (
     ProviderError,
     ProviderUnavailable,
 )
+from django_orderpay.installments import (
+    InstallmentPlan,
+    interest_free_plans,
+    plan_choices,
+    plan_for,
+    plan_label,
+    plans_or_one,
+)
 from django_orderpay.intents import IntentField
 from django_orderpay.intents import operation_key as intent_operation_key
-from django_orderpay.models import CardToken, Order, format_cents
+from django_orderpay.models import CardToken, Order
 from django_orderpay.shopper_messages import IN_PROGRESS, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
@@ -74,22 +83,19 @@ OUTCOME_UNKNOWN_MESSAGE = _(
 
 
 def installment_choices(max_installments: int, amount: int | None = None) -> list[tuple[int, str]]:
-    """``[(1, "1x R$ 100.00"), (2, "2x R$ 50.00"), ...]`` (labels without amounts if none given).
+    """``[(1, "1x R$ 100,00 (no interest)"), ...]`` (labels without amounts if none given).
 
     With an ``amount``, only counts whose installment is at least R$ 5,00
     (``rules.MIN_INSTALLMENT``) are offered: PagBank refuses smaller ones.
+    Each label's shares add up to the amount (see :mod:`django_orderpay.installments`).
     """
-    choices = []
-    for count in range(1, max_installments + 1):
-        if amount is None:
-            label = f"{count}x"
-        elif count > 1 and amount < count * rules.MIN_INSTALLMENT:
-            break
-        else:
-            share = -(-amount // count)  # rounded up: the buyer never sees less than is charged
-            label = f"{count}x {format_cents(share)}"
-        choices.append((count, label))
-    return choices
+    if amount is None:
+        return [(count, f"{count}x") for count in range(1, max_installments + 1)]
+    return _choices(interest_free_plans(amount, max_installments))
+
+
+def _choices(plans: list[InstallmentPlan]) -> list[tuple[int, str]]:
+    return [(plan.installments, plan_label(plan)) for plan in plans]
 
 
 def _may_have_charged(error: OutcomeUnknown) -> bool:
@@ -314,7 +320,12 @@ class SavedCardForm(IntentMixin, forms.Form):
 
     The choices are the user's own tokens only (a token can be used only by
     its owner), listed by their row id, so the ``CARD_`` id never reaches the
-    page.
+    page. The installments are priced as a typed card's are
+    (:mod:`django_orderpay.installments`): with ``fee_plans``, the
+    provider's plans for each card's BIN (the buyer's interest past
+    ``max_installments_no_interest``); the chosen plan's total is charged.
+    ``plans_json`` holds each card's choices for ``checkout.js``, which
+    relabels the installments when another card is chosen.
     """
 
     card_token = CardTokenChoiceField(
@@ -333,21 +344,48 @@ class SavedCardForm(IntentMixin, forms.Form):
         user: AbstractBaseUser | AnonymousUser,
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
+        fee_plans: bool = False,
+        max_installments_no_interest: int = 0,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", SAVED_CARD_FORM_AUTO_ID)
         super().__init__(*args, **kwargs)
         self.user = user
+        self.amount = amount
+        self.plan: InstallmentPlan | None = None
         tokens = CardToken.objects.none()
         if user.is_authenticated:
             tokens = (
                 CardToken.objects.active().filter(user_id=user.pk).order_by("-created_at", "-pk")
             )
         self._token_field.queryset = tokens
-        newest = tokens.first()
-        if newest is not None:
-            self.initial.setdefault("card_token", newest.pk)  # the card used last, chosen
-        _offer_installments(self, max_installments, amount)
+        cards = list(tokens)
+        if cards:
+            self.initial.setdefault("card_token", cards[0].pk)  # the card used last, chosen
+        #: Each card's plans (row id -> plans); by BIN, so a card's brand prices it.
+        self.plans: dict[int, list[InstallmentPlan]] = {}
+        if amount is not None:
+            by_bin: dict[str, list[InstallmentPlan]] = {}
+            for card in cards:
+                card_bin = card.first_digits or ""
+                if card_bin not in by_bin:
+                    by_bin[card_bin] = plans_or_one(
+                        amount,
+                        card_bin=card_bin,
+                        fee_plans=fee_plans and rules.is_digits(card_bin, (6, 8)),
+                        max_installments=max_installments,
+                        max_installments_no_interest=max_installments_no_interest,
+                    )
+                self.plans[card.pk] = by_bin[card_bin]
+        field = cast(forms.ChoiceField, self.fields["installments"])
+        if self.plans:
+            # Every count some card offers may be posted; clean() checks the chosen card's.
+            shown = self.plans[cards[0].pk]
+            counts = sorted({plan.installments for plans in self.plans.values() for plan in plans})
+            labels = {plan.installments: plan_label(plan) for plan in shown}
+            field.choices = [(count, labels.get(count, f"{count}x")) for count in counts]
+        else:
+            field.choices = installment_choices(max_installments, amount)
 
     @property
     def _token_field(self) -> CardTokenChoiceField:
@@ -358,8 +396,25 @@ class SavedCardForm(IntentMixin, forms.Form):
         tokens = self._token_field.queryset
         return tokens is not None and tokens.exists()
 
+    @property
+    def plans_json(self) -> str:
+        """Each card's choices as ``checkout.js`` reads them (row id -> ``plan_choices``)."""
+        return json.dumps({str(pk): plan_choices(plans) for pk, plans in self.plans.items()})
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        token, installments = data.get("card_token"), data.get("installments")
+        if token is not None and installments and token.pk in self.plans:
+            self.plan = plan_for(self.plans[token.pk], installments)
+            if self.plan is None:
+                self.add_error(
+                    "installments", _("This card does not offer that many installments.")
+                )
+        return data
+
     def pay(self, order: Order, amount: int, *, capture: bool = True) -> Order | None:
-        """Pay ``order`` with the chosen card (``services.pay_with_card_token``).
+        """Pay ``order`` with the chosen card (``services.pay_with_card_token``): ``amount``,
+        or the chosen plan's total with the buyer's interest.
 
         None when refused, with the reason added to the form's errors.
         """
@@ -368,7 +423,7 @@ class SavedCardForm(IntentMixin, forms.Form):
                 order,
                 self.cleaned_data["card_token"],
                 user=self.user,
-                amount=amount,
+                amount=self.plan.amount() if self.plan is not None else amount,
                 installments=self.cleaned_data["installments"],
                 capture=capture,
                 idempotency_key=self.operation_key("pay"),

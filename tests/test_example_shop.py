@@ -229,11 +229,11 @@ def test_card_payment_ends_paid_on_the_status_page(client, products, shop):
     charge = order.charges.get()
     assert (charge.amount_value, charge.installments) == (15470, 3)
     page = client.get(purchase.get_absolute_url()).content.decode()
-    assert "Paid with Visa •••• 1111 in 3 installments." in page
+    assert "Paid: R$ 154.70 with Visa •••• 1111 in 3 installments, no interest." in page
     assert status_json(client, purchase) == {
         "status": "PAID",
         "label": "Paid",
-        "detail": "Paid with Visa •••• 1111 in 3 installments.",
+        "detail": "Paid: R$ 154.70 with Visa •••• 1111 in 3 installments, no interest.",
         "settled": True,
     }
 
@@ -474,7 +474,7 @@ def test_deeplink_paid_through_the_simulator_updates_on_the_notification(client,
     shop.deliver_notifications(client)
 
     paid = status_json(client, purchase)
-    assert (paid["status"], paid["detail"]) == ("PAID", "Paid in the PagBank app.")
+    assert (paid["status"], paid["detail"]) == ("PAID", "Paid: R$ 154.70 in the PagBank app.")
 
 
 def test_shop_simulates_the_app_and_comes_back_to_the_redirect_url(client, products, shop):
@@ -626,7 +626,7 @@ def test_the_checkout_page_in_brazilian_portuguese(client, products, shop, maria
         assert label in page
     assert "Código de segurança" in page and "Parcelas" in page
     assert "Salvar este cartão para as próximas compras" in page
-    assert "3x R$ 51,57" in page  # 154.70 / 3, rounded up
+    assert "3x: a primeira R$ 51,56 e 2x R$ 51,57 (sem juros)" in page  # adds up to 154,70
     # checkout.js's messages travel translated in a data attribute.
     fieldset = response.context["messages_json"]
     assert json.loads(fieldset)["INVALID_EXPIRATION_MONTH"] == (
@@ -652,7 +652,7 @@ def test_checkout_errors_and_status_in_brazilian_portuguese(client, products, sh
 
     page = client.get(purchase.get_absolute_url(), **PT_BR).content.decode()
     assert f"Compra nº {purchase.pk}" in page
-    assert "Pago com Visa •••• 1111 em 2 parcelas." in page
+    assert "Pago: R$ 214,60 com Visa •••• 1111 em 2 parcelas, sem juros." in page
     assert "R$ 214,60" in page  # 3 x 59.90 + 34.90: the refused checkout's shirt is still there
     assert (
         client.get(reverse("shop:status_json", args=[purchase.reference]), **PT_BR).json()["label"]

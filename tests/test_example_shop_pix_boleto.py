@@ -104,7 +104,7 @@ def test_pix_paid_by_the_payer_makes_the_purchase_paid(client, products, shop):
     shop.deliver_notifications(client)
 
     assert status_json(client, purchase)["status"] == "PAID"
-    assert status_json(client, purchase)["detail"] == "Paid by Pix."
+    assert status_json(client, purchase)["detail"] == "Paid: R$ 154.70 by Pix."
     assert status_json(client, purchase)["settled"] is True
 
 
@@ -172,7 +172,7 @@ def test_boleto_paid_by_the_payer_makes_the_purchase_paid(client, products, shop
     shop.deliver_notifications(client)
 
     assert status_json(client, purchase)["status"] == "PAID"
-    assert status_json(client, purchase)["detail"] == "Paid by boleto."
+    assert status_json(client, purchase)["detail"] == "Paid: R$ 154.70 by boleto."
 
 
 def test_a_boleto_cancelled_unpaid_after_its_due_date_may_be_paid_again(client, products, shop):

@@ -265,7 +265,12 @@ def test_plans_view_answers_only_signed_parameters(client, orderpay_emulator):
     answer = client.get("/orderpay/installments/", {"bin": "411111", "plans": token})
     assert answer.status_code == 200
     plans = answer.json()["plans"]
-    assert plans[0] == {"installments": 1, "label": "1x R$ 100.00 (no interest)", "total": 10000}
+    assert plans[0] == {
+        "installments": 1,
+        "label": "1x R$ 100.00 (no interest)",
+        "total": 10000,
+        "total_display": "R$ 100.00",
+    }
     assert plans[3]["label"] == "4x R$ 26.90 (total R$ 107.60)"
     tampered = client.get("/orderpay/installments/", {"bin": "411111", "plans": token + "x"})
     assert tampered.status_code == 400

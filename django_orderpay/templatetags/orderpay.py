@@ -6,6 +6,8 @@
   the SDK alone.
 - ``{% orderpay_public_key %}``: the merchant's public key (configured, else
   fetched from the provider and cached).
+- ``{% orderpay_amount cents %}``: an amount (the pay button's) that follows the
+  chosen installments: the plan's total, the buyer's interest included.
 - ``{% orderpay_card_form form %}`` inside a ``<form method="post">``: the card
   inputs (holder, number, expiry month and year, security code) *without*
   ``name`` attributes, so the raw card cannot be posted, plus the fields of a
@@ -128,6 +130,14 @@ def orderpay_sdk(checkout: bool = True) -> SafeString:
     if checkout:
         tags += format_html('\n<script src="{}"></script>', static(CHECKOUT_SCRIPT))
     return tags
+
+
+@register.simple_tag
+def orderpay_amount(cents: int) -> SafeString:
+    """``<span data-orderpay-total>R$ 154,70</span>``: an amount inside a card form that
+    follows the chosen installments (``checkout.js`` writes the plan's total, interest
+    included). ``{% orderpay_amount purchase.total as amount %}`` for a translated button."""
+    return format_html("<span data-orderpay-total>{}</span>", format_cents(cents))
 
 
 @register.simple_tag

@@ -25,7 +25,7 @@ from django_orderpay import payloads, services
 from django_orderpay.checkout import CHECKOUT_FORM_FIELDS, CardCheckoutForm, DebitCardForm
 from django_orderpay.checkout import threeds_required as needs_threeds
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.forms import CardPaymentForm, add_payment_error
+from django_orderpay.forms import CardPaymentForm, SavedCardForm, add_payment_error
 
 from .models import Purchase
 from .payments import _address, card_order, order_payload
@@ -44,6 +44,17 @@ def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = Non
         user=request.user,
         amount=purchase.total,
         threeds=needs_threeds(_existing_card_order(purchase)),
+        fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
+        max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
+    )
+
+
+def saved_card_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> SavedCardForm:
+    """The saved cards' form, its installments priced as the card form's (the same plans)."""
+    return SavedCardForm(
+        data,
+        user=request.user,
+        amount=purchase.total,
         fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
         max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
     )

@@ -24,11 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.forms import (
-    SAVED_CARD_FORM_FIELDS,
-    SavedCardForm,
-    add_payment_error,
-)
+from django_orderpay.forms import SAVED_CARD_FORM_FIELDS, add_payment_error
 from django_orderpay.shopper_messages import refusal_message
 
 from .card_views import (
@@ -37,6 +33,7 @@ from .card_views import (
     debit_form,
     debit_offered,
     pay_with,
+    saved_card_form,
     shopper,
 )
 from .models import Purchase
@@ -81,10 +78,9 @@ def purchase_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 
 
 def _pay_page(request: HttpRequest, purchase: Purchase) -> HttpResponse:
-    total = purchase.total
     saved_form = None
     if request.user.is_authenticated:
-        saved_form = SavedCardForm(user=request.user, amount=total)
+        saved_form = saved_card_form(request, purchase)
     context = {
         "purchase": purchase,
         "state": payment_state(purchase),
@@ -147,7 +143,7 @@ def pay_saved_card(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     if refusal is not None:
         return refusal
     total = purchase.total
-    form = SavedCardForm(request.POST, user=request.user, amount=total)
+    form = saved_card_form(request, purchase, request.POST)
     if form.is_valid():
         try:
             order = card_order(purchase, request.user, form.operation_key("create"))

@@ -417,7 +417,7 @@ def test_deeplink_on_a_phone_paid_through_the_simulator(phone, shop, traffic):
     assert [d["status"] for d in shop.flush_notifications()] == [200]
 
     expect(status_label(phone)).to_have_text("Paid", timeout=POLLED)
-    expect(phone.get_by_test_id("status-detail")).to_have_text("Paid in the PagBank app.")
+    expect(phone.get_by_test_id("status-detail")).to_have_text("Paid: R$ 94.80 in the PagBank app.")
     screenshot(phone, "status-app-paid")
     traffic.assert_no_card_data()
 

@@ -18,7 +18,10 @@
  * for another card or method; a challenge is shown by the SDK in between.
  * With data-orderpay-plans-url, once six digits are typed the installment
  * choices are asked for that BIN and relabelled (with the total when the
- * buyer pays interest); the BIN goes in the hidden card_bin field.
+ * buyer pays interest); the BIN goes in the hidden card_bin field. A saved
+ * card's <form data-orderpay-saved-plans> holds each card's plans: choosing
+ * a card offers its installments. In either form, every [data-orderpay-total]
+ * element (the pay button's amount) shows the chosen plan's total.
  *
  * Events on the <form>: "orderpay:encrypted" before the submit continues,
  * "orderpay:errors" (detail: the SDK's errors) when it is blocked,
@@ -280,6 +283,60 @@
     }
   }
 
+  // The installments select's options, from plans as the server words them.
+  function offerPlans(form, select, plans) {
+    var chosen = select.value;
+    select.innerHTML = "";
+    plans.forEach(function (plan) {
+      var option = document.createElement("option");
+      option.value = String(plan.installments);
+      option.textContent = plan.label;
+      option.setAttribute("data-total", String(plan.total));
+      if (plan.total_display) option.setAttribute("data-total-display", plan.total_display);
+      select.appendChild(option);
+    });
+    if (select.querySelector('option[value="' + chosen + '"]')) select.value = chosen;
+    showTotal(form, select);
+  }
+
+  // Every [data-orderpay-total] of the form (the pay button's amount) says what the
+  // chosen installments charge: the plan's total, the buyer's interest included.
+  function showTotal(form, select) {
+    var option = select && select.options[select.selectedIndex];
+    var text = option && option.getAttribute("data-total-display");
+    Array.prototype.forEach.call(form.querySelectorAll("[data-orderpay-total]"), function (element) {
+      if (!element.hasAttribute("data-orderpay-amount")) {
+        element.setAttribute("data-orderpay-amount", element.textContent);
+      }
+      element.textContent = text || element.getAttribute("data-orderpay-amount");
+    });
+  }
+
+  // A saved card's form: each card has its own plans (by its BIN); choosing another card
+  // offers its installments, and the total follows.
+  function bindSavedCards(form) {
+    if (form.getAttribute("data-orderpay-bound") === "true") return;
+    var select = form.querySelector('select[name$="installments"]');
+    var plans;
+    try {
+      plans = JSON.parse(form.getAttribute("data-orderpay-saved-plans") || "{}");
+    } catch (error) {
+      return;
+    }
+    if (!select) return;
+    form.setAttribute("data-orderpay-bound", "true");
+    var offer = function () {
+      var card = form.querySelector('input[name$="card_token"]:checked');
+      if (card && plans[card.value]) offerPlans(form, select, plans[card.value]);
+    };
+    form.addEventListener("change", function (event) {
+      var name = (event.target && event.target.getAttribute("name")) || "";
+      if (/card_token$/.test(name)) offer();
+      if (/installments$/.test(name)) showTotal(form, select);
+    });
+    offer();
+  }
+
   // Installment choices for the typed card's BIN, from the shop's plans view.
   function watchPlans(card, form) {
     var url = card.getAttribute("data-orderpay-plans-url");
@@ -296,16 +353,7 @@
         return response.ok ? response.json() : null;
       }).then(function (answer) {
         if (!answer || !answer.plans || asked !== bin) return;
-        var chosen = select.value;
-        select.innerHTML = "";
-        answer.plans.forEach(function (plan) {
-          var option = document.createElement("option");
-          option.value = String(plan.installments);
-          option.textContent = plan.label;
-          option.setAttribute("data-total", String(plan.total));
-          select.appendChild(option);
-        });
-        if (select.querySelector('option[value="' + chosen + '"]')) select.value = chosen;
+        offerPlans(form, select, answer.plans);
         setHidden(form, "card_bin", bin);
         announce(form, "orderpay:plans", answer.plans);
       }, function () {});
@@ -320,6 +368,10 @@
       onSubmit(card, form, event);
     });
     watchPlans(card, form);
+    form.addEventListener("change", function (event) {
+      var name = (event.target && event.target.getAttribute("name")) || "";
+      if (/installments$/.test(name)) showTotal(form, event.target);
+    });
     // Typing into a field clears the error shown next to it.
     card.addEventListener("input", function (event) {
       var field = event.target && event.target.getAttribute("data-orderpay-field");
@@ -333,6 +385,9 @@
 
   function bindAll() {
     Array.prototype.forEach.call(document.querySelectorAll("[data-orderpay-card]"), bind);
+    Array.prototype.forEach.call(
+      document.querySelectorAll("form[data-orderpay-saved-plans]"), bindSavedCards
+    );
   }
 
   if (document.readyState === "loading") {
@@ -340,5 +395,5 @@
   } else {
     bindAll();
   }
-  window.OrderPayCheckout = { bind: bind, bindAll: bindAll };
+  window.OrderPayCheckout = { bind: bind, bindAll: bindAll, bindSavedCards: bindSavedCards };
 })();
