@@ -105,8 +105,10 @@ def test_installment_labels():
     assert installment_choices(2) == [(1, "1x"), (2, "2x")]
     assert installment_choices(3, 1500)[2] == (3, "3x R$ 5.00 (no interest)")
     # The shares add up to the amount: the first installment carries the odd cents.
-    assert installment_choices(3, 10000)[2] == (3, "3x: the first R$ 33.34 and 2x R$ 33.33 (no interest)")
-    assert installment_choices(6, 7900)[5] == (6, "6x: the first R$ 13.15 and 5x R$ 13.17 (no interest)")
+    three = "3x: the first R$ 33.34 and 2x R$ 33.33 (no interest)"
+    six = "6x: the first R$ 13.15 and 5x R$ 13.17 (no interest)"
+    assert installment_choices(3, 10000)[2] == (3, three)
+    assert installment_choices(6, 7900)[5] == (6, six)
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def _text(quoted: str) -> str:
 def read_po(path: Path) -> list[Entry]:
     """The entries of a .po file, the header left out."""
     entries, entry, target = [], Entry(), None
-    for raw in path.read_text(encoding="utf-8").splitlines() + [""]:
+    for raw in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         line = raw.strip()
         obsolete = line.startswith("#~")
         if obsolete:

@@ -364,7 +364,9 @@ def test_saved_card_flow(shopper, shop, traffic, django_user_model):
     shopper.get_by_test_id("pay-saved-card").click()
 
     expect(status_label(shopper)).to_have_text("Paid")
-    expect(shopper.get_by_test_id("status-detail")).to_have_text("Paid: R$ 94.80 with Visa •••• 2097.")
+    expect(shopper.get_by_test_id("status-detail")).to_have_text(
+        "Paid: R$ 94.80 with Visa •••• 2097."
+    )
     (first, second) = Order.objects.order_by("created_at")
     token = first.charges.get().card_token
     assert token is not None and token.user.username == "maria"

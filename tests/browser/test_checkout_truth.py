@@ -78,9 +78,7 @@ def log_in(shopper: Shopper, shop: Shop, user) -> None:
     client = Client()
     client.force_login(user)
     cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
-    shopper.page.context.add_cookies(
-        [{"name": cookie.key, "value": cookie.value, "url": shop.url}]
-    )
+    shopper.page.context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": shop.url}])
 
 
 def check_out(shopper: Shopper, shop: Shop) -> None:
