@@ -251,9 +251,10 @@ def test_declined_card_shows_the_decline_and_a_retry_pays_the_same_order(client,
     page = html.unescape(client.get(purchase.get_absolute_url()).content.decode())
     assert "Payment declined" in page
     # What the shopper can do, not the provider's words or code (those are for staff).
+    # The emulator's declined Visa: 20003 with the issuer's reason 51 (no limit left).
     assert (
-        "The payment was declined. Your card's issuer did not authorise this payment. "
-        "You may try another card or another way to pay."
+        "The payment was declined. The card does not have enough available limit for this "
+        "payment. You may try another card or another way to pay."
     ) in page
     assert "20003" not in page and "NAO AUTORIZADA" not in page
     assert "Try another card" in page
@@ -332,6 +333,9 @@ def test_a_paid_purchase_cannot_be_paid_again(client, products, shop):
     assert again["Location"] == purchase.get_absolute_url()
     assert Order.objects.get().charges.count() == 1
     assert client.get(reverse("shop:pay", args=[purchase.reference])).status_code == 302
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    # Said as news, not as a success of the post, nor as "cannot be paid now: paid".
+    assert '<li class="message info">This purchase is paid already: there is nothing left' in page
 
 
 def test_provider_down_is_a_message_on_the_pay_page(client, products, shop, settings):

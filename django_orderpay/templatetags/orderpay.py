@@ -47,6 +47,7 @@ from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, Order, QrCode, format_cents
+from django_orderpay.shopper_messages import EXPIRED_CARD
 
 from ._threeds import threeds_config
 
@@ -102,6 +103,8 @@ def error_messages() -> dict[str, str]:
     """What checkout.js shows for each SDK error code (and its own), in the active language."""
     return {
         "INVALID_NUMBER": _("Check the card number: 13 to 19 digits."),
+        "NUMBER_CHECK_DIGIT": _("Check the card number: one of its digits is wrong."),
+        "CARD_EXPIRED": str(EXPIRED_CARD),
         "INVALID_SECURITY_CODE": _("Check the security code: 3 or 4 digits."),
         "INVALID_EXPIRATION_MONTH": _("Check the expiry month: 01 to 12."),
         "INVALID_EXPIRATION_YEAR": _("Check the expiry year: four digits, such as 2030."),

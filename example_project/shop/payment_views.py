@@ -25,6 +25,7 @@ from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.forms import SAVED_CARD_FORM_FIELDS, add_payment_error
+from django_orderpay.models import OrderStatus
 from django_orderpay.shopper_messages import refusal_message
 
 from .card_views import (
@@ -96,11 +97,19 @@ def _pay_page(request: HttpRequest, purchase: Purchase) -> HttpResponse:
 
 
 def _unless_payable(request: HttpRequest, purchase: Purchase) -> HttpResponse | None:
+    """None when ``purchase`` may be paid; else its page, with a sentence saying why not."""
     state = payment_state(purchase)
     if state.payable:
         return None
-    text = _("This purchase cannot be paid now: %(status)s.") % {"status": state.label.lower()}
-    messages.info(request, text)
+    if state.status in (OrderStatus.PAID, OrderStatus.AUTHORIZED):
+        messages.info(request, _("This purchase is paid already: there is nothing left to pay."))
+    elif state.status == OrderStatus.IN_ANALYSIS:
+        messages.warning(
+            request,
+            _("Your payment is being analysed: wait for its outcome before paying again."),
+        )
+    else:
+        messages.warning(request, _("This purchase can no longer be paid here."))
     return redirect(purchase)
 
 

@@ -29,7 +29,7 @@ from django_orderpay.models import (
     QrCode,
     format_cents,
 )
-from django_orderpay.shopper_messages import decline_message
+from django_orderpay.shopper_messages import charge_decline_message
 
 from .models import Purchase
 
@@ -293,7 +293,7 @@ class PaymentState:
             return ""
         if charge.status == ChargeStatus.DECLINED:
             # What the shopper can do; the code is for staff (the admin shows it).
-            reason = decline_message(charge.payment_response_code)
+            reason = charge_decline_message(charge)
             return _("The payment was declined. %(reason)s") % {"reason": reason}
         if charge.status == ChargeStatus.PAID:
             return _("Paid: %(payment)s") % {"payment": self._payment(charge)}

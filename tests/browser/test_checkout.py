@@ -224,7 +224,7 @@ def test_declined_card_shows_the_decline_then_another_card_pays(shopper, shop, t
 
     expect(status_label(shopper)).to_have_text("Payment declined")
     expect(shopper.get_by_test_id("status-detail")).to_contain_text(
-        "Your card's issuer did not authorise this payment."
+        "The card does not have enough available limit for this payment."
     )
     screenshot(shopper, "status-declined")
 

@@ -35,6 +35,8 @@
   // The SDK's error codes -> the card input they are about ("form": the whole card).
   var FIELD_OF_CODE = {
     INVALID_NUMBER: "number",
+    NUMBER_CHECK_DIGIT: "number",
+    CARD_EXPIRED: "exp_year",
     INVALID_SECURITY_CODE: "security_code",
     INVALID_EXPIRATION_MONTH: "exp_month",
     INVALID_EXPIRATION_YEAR: "exp_year",
@@ -45,6 +47,8 @@
   // English fallbacks; the template passes translated ones in data-orderpay-messages.
   var DEFAULT_MESSAGES = {
     INVALID_NUMBER: "Check the card number: 13 to 19 digits.",
+    NUMBER_CHECK_DIGIT: "Check the card number: one of its digits is wrong.",
+    CARD_EXPIRED: "This card has expired: check its expiry date, or use another card.",
     INVALID_SECURITY_CODE: "Check the security code: 3 or 4 digits.",
     INVALID_EXPIRATION_MONTH: "Check the expiry month: 01 to 12.",
     INVALID_EXPIRATION_YEAR: "Check the expiry year: four digits, such as 2030.",
@@ -116,6 +120,33 @@
       if (!first && element) first = element;
     });
     if (first) first.focus();
+  }
+
+  // Whether digits pass the Luhn check every card number carries (its last digit).
+  function luhn(digits) {
+    var sum = 0;
+    for (var i = 0; i < digits.length; i++) {
+      var digit = +digits.charAt(digits.length - 1 - i);
+      if (i % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+      sum += digit;
+    }
+    return sum % 10 === 0;
+  }
+
+  // What the page itself can tell before any call: a mistyped number (a wrong check
+  // digit), a card past its expiry month. The SDK checks the rest (lengths, formats).
+  function typedErrors(card) {
+    var errors = [];
+    var digits = value(card, "number").replace(/[\s.-]/g, "");
+    if (/^[0-9]{13,19}$/.test(digits) && !luhn(digits)) errors.push({ code: "NUMBER_CHECK_DIGIT" });
+    var month = +value(card, "exp_month"), year = value(card, "exp_year");
+    if (month >= 1 && month <= 12 && /^[0-9]{4}$/.test(year)) {
+      var now = new Date();
+      if (+year < now.getFullYear() || (+year === now.getFullYear() && month < now.getMonth() + 1)) {
+        errors.push({ code: "CARD_EXPIRED" });
+      }
+    }
+    return errors;
   }
 
   function announce(form, name, detail) {
@@ -243,6 +274,14 @@
       event.preventDefault();
       showError(card, "form", messages[problem]);
       announce(form, "orderpay:errors", [{ code: problem }]);
+      return;
+    }
+
+    var typed = typedErrors(card);
+    if (typed.length) {
+      event.preventDefault();
+      showErrors(card, typed, messages);
+      announce(form, "orderpay:errors", typed);
       return;
     }
 
