@@ -40,7 +40,7 @@ from django_orderpay.installments import (
     plan_label,
     plans_or_one,
 )
-from django_orderpay.intents import IntentField
+from django_orderpay.intents import IntentField, intent_of, is_intent
 from django_orderpay.intents import operation_key as intent_operation_key
 from django_orderpay.models import CardToken, Order
 from django_orderpay.shopper_messages import IN_PROGRESS, refusal_message
@@ -96,6 +96,15 @@ def installment_choices(max_installments: int, amount: int | None = None) -> lis
 
 def _choices(plans: list[InstallmentPlan]) -> list[tuple[int, str]]:
     return [(plan.installments, plan_label(plan)) for plan in plans]
+
+
+def pending_intent(operation: Any) -> str:
+    """The intent of a card payment still waiting for its answer (an open ``pay``
+    operation of an intent, as ``services.in_flight_for`` answers it), or "": what a
+    card form's ``resend`` takes, so the browser sends the very same post again."""
+    if operation is None or not operation.is_open or operation.kind != "pay":
+        return ""
+    return intent_of(operation.idempotency_key, "pay") or ""
 
 
 def _may_have_charged(error: OutcomeUnknown) -> bool:
@@ -223,6 +232,7 @@ class CardPaymentForm(IntentMixin, forms.Form):
         user: AbstractBaseUser | AnonymousUser | None = None,
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
+        resend: str = "",
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", CARD_FORM_AUTO_ID)
@@ -230,6 +240,9 @@ class CardPaymentForm(IntentMixin, forms.Form):
         if not 1 <= max_installments <= rules.MAX_INSTALLMENTS:
             raise ValueError(f"max_installments must be 1 to {rules.MAX_INSTALLMENTS}")
         self.user = user
+        #: The intent of this page's payment still waiting for its answer (see
+        #: ``pending_intent``): ``checkout.js`` sends that very post again if it has it.
+        self.resend = resend if is_intent(resend) else ""
         _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]

@@ -52,6 +52,14 @@ def operation_key(intent: str, step: str) -> str:
     return f"orderpay-intent-{step}-{intent}"
 
 
+def intent_of(key: str, step: str) -> str | None:
+    """The intent whose ``step`` an idempotency key is (:func:`operation_key`'s inverse), or
+    None: what a page asks of the operation in flight, to offer sending it again."""
+    prefix = f"orderpay-intent-{step}-"
+    intent = key[len(prefix) :] if key.startswith(prefix) else ""
+    return intent if is_intent(intent) else None
+
+
 class IntentInput(forms.HiddenInput):
     """A hidden input that always renders a new intent, never a posted one.
 

@@ -111,6 +111,11 @@ def error_messages() -> dict[str, str]:
         "INVALID_HOLDER": _("Type the name as printed on the card, letters only."),
         "INVALID_PUBLIC_KEY": _("Card payments are unavailable right now; please try later."),
         "SDK_MISSING": _("The card encryption script did not load; reload the page."),
+        "RESEND": _(
+            "Your last payment is being confirmed. Pressing pay sends it again exactly as it "
+            "was, with the card you typed then: it is charged at most once."
+        ),
+        "RESEND_OTHER": _("Type another card instead"),
         "ENCRYPTION_FAILED": _("The card could not be encrypted; check the details."),
     }
 

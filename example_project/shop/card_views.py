@@ -25,7 +25,12 @@ from django_orderpay import payloads, services
 from django_orderpay.checkout import CHECKOUT_FORM_FIELDS, CardCheckoutForm, DebitCardForm
 from django_orderpay.checkout import threeds_required as needs_threeds
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.forms import CardPaymentForm, SavedCardForm, add_payment_error
+from django_orderpay.forms import (
+    CardPaymentForm,
+    SavedCardForm,
+    add_payment_error,
+    pending_intent,
+)
 
 from .models import Purchase
 from .payments import _address, card_order, order_payload
@@ -38,7 +43,11 @@ def _existing_card_order(purchase: Purchase) -> Any:
 
 
 def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> Any:
-    """The payment page's card form for ``purchase`` (bound to ``data`` when posted)."""
+    """The payment page's card form for ``purchase`` (bound to ``data`` when posted).
+
+    A card payment of the purchase still waiting for its answer is offered
+    again (``resend``): the browser that sent it sends the very same post.
+    """
     return CardCheckoutForm(
         data,
         user=request.user,
@@ -46,6 +55,7 @@ def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = Non
         threeds=needs_threeds(_existing_card_order(purchase)),
         fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
         max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
+        resend="" if data is not None else pending_intent(services.in_flight_for(purchase)),
     )
 
 

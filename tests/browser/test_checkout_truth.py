@@ -19,9 +19,11 @@ from django.urls import reverse
 from django.utils import translation
 from playwright.sync_api import Browser, Page, expect
 
+from django_orderpay.client import get_client
 from django_orderpay.installments import offered_plans
-from django_orderpay.models import Charge, Order, format_cents
+from django_orderpay.models import Charge, Order, QrCode, format_cents
 from django_orderpay.services.fees import InstallmentPlan
+from django_orderpay.templatetags.orderpay import error_messages
 from tests.browser.test_checkout import (  # noqa: F401  (fixtures)
     APPROVED,
     CUSTOMER,
@@ -199,3 +201,100 @@ def _artifact(name: str):
 
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS / f"{name}.png"
+
+
+# --- every payment and refund listed (a Pix paid after the card) ------------------------------
+
+
+def test_a_second_payment_given_back_is_listed_with_why(shopper, fee_shop, traffic):
+    page = shopper.page
+    check_out(shopper, fee_shop)
+    page.get_by_test_id("pay-pix").click()  # a QR code, left open
+    expect(page.locator("[data-testid=status-label]")).to_be_visible()
+    page.get_by_test_id("pay-link").click()
+    type_card(page)
+    page.get_by_test_id("pay-card").click()
+    expect(page.get_by_test_id("status-label")).to_have_text(shopper.words("Paid"))
+
+    # The shopper pays the open QR code too: the shop gives that payment back at once.
+    fee_shop.provider.pay_pix(QrCode.objects.get().provider_id)
+    fee_shop.flush_notifications()
+    page.reload()
+
+    payments = page.get_by_test_id("status-payments")
+    with translation.override(shopper.language.lower()):
+        refunded = translation.gettext(
+            "Refunded in full (%(amount)s): the purchase had already been paid, "
+            "so this second payment was given back."
+        ) % {"amount": format_cents(TOTAL)}
+    expect(payments.locator("li")).to_have_count(2)
+    expect(payments.locator("li").nth(1)).to_contain_text(refunded)
+    screenshot(page, f"status-paid-twice-{shopper.language}")
+    assert Charge.objects.get(payment_method="PIX").amount_refunded == TOTAL
+
+
+# --- what the page can tell before any call --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("number", "month", "year", "field", "message"),
+    [
+        (APPROVED[:-1] + "8", "12", "2030", "number", "NUMBER_CHECK_DIGIT"),
+        (APPROVED, "01", "2020", "exp_year", "CARD_EXPIRED"),
+    ],
+    ids=["wrong-check-digit", "expired"],
+)
+def test_a_mistyped_or_expired_card_is_said_so_before_any_call(
+    shopper, fee_shop, traffic, settings, number, month, year, field, message
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "always"}  # as the demo runs
+    page = shopper.page
+    check_out(shopper, fee_shop)
+    type_card(page, number)
+    page.locator("#pay-card [data-orderpay-field=exp_month]").fill(month)
+    page.locator("#pay-card [data-orderpay-field=exp_year]").fill(year)
+
+    page.get_by_test_id("pay-card").click()
+
+    with translation.override(shopper.language.lower()):
+        expected = error_messages()[message]
+    expect(page.locator(f"#pay-card [data-orderpay-error-for={field}]")).to_have_text(expected)
+    assert traffic.posts("/pay/card/") == []
+    assert not [url for _, url, _ in traffic.browser if "3ds" in url.lower()]
+    assert fee_shop.provider.order_ids() == []
+
+
+# --- the same post again after a lost answer ---------------------------------------------------
+
+
+def test_a_payment_whose_answer_was_lost_is_sent_again_as_it_was(
+    fee_shop, traffic, browser, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "RETRIES": 0, "TIMEOUT": 0.5}
+    context = browser.new_context(locale="en", viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("request", traffic.record_browser)
+    check_out(Shopper(page, "en"), fee_shop)
+    type_card(page)
+    fee_shop.provider.inject_fault("timeout", delay=1.5, path_prefix="/orders/")
+    page.get_by_test_id("pay-card").click()
+    expect(page.locator(".message.warning")).to_contain_text("may have gone through")
+
+    page.get_by_test_id("pay-link").click()
+    notice = page.locator("#pay-card [data-orderpay-resend-notice]")
+    expect(notice).to_contain_text("sends it again exactly as it was")
+    expect(page.locator("#pay-card [data-orderpay-field=number]")).to_be_hidden()
+    screenshot(page, "checkout-resend")
+    page.get_by_test_id("pay-card").click()  # nothing typed: the remembered post
+
+    expect(page.get_by_test_id("status-label")).to_have_text("Paid")
+    first, again = (
+        {name: value for name, value in post.items() if name != "csrfmiddlewaretoken"}
+        for post in traffic.posts("/pay/card/")
+    )
+    assert again == first  # the very same post: its key, its encrypted card
+    [order_id] = fee_shop.provider.order_ids()
+    assert len(get_client().get_order(order_id)["charges"]) == 1
+    context.close()
+    traffic.assert_no_card_data()

@@ -23,7 +23,12 @@
  * a card offers its installments. In either form, every [data-orderpay-total]
  * element (the pay button's amount) shows the chosen plan's total.
  *
+ * A post is remembered in the tab (sessionStorage): when the page says its
+ * payment still waits for an answer (data-orderpay-resend, that post's
+ * intent), pressing pay sends that very post again (same key, same body).
+ *
  * Events on the <form>: "orderpay:encrypted" before the submit continues,
+ * "orderpay:resent" when a remembered post is sent again,
  * "orderpay:errors" (detail: the SDK's errors) when it is blocked,
  * "orderpay:3ds" (detail: {status}) when 3-D Secure has answered.
  * Plain ES2015, no build step, no framework. Load it after the SDK
@@ -55,6 +60,9 @@
     INVALID_HOLDER: "Type the name as printed on the card, letters only.",
     INVALID_PUBLIC_KEY: "Card payments are unavailable right now; please try later.",
     SDK_MISSING: "The card encryption script did not load; reload the page.",
+    RESEND: "Your last payment is being confirmed. Pressing pay sends it again exactly as it " +
+      "was, with the card you typed then: it is charged at most once.",
+    RESEND_OTHER: "Type another card instead",
     ENCRYPTION_FAILED: "The card could not be encrypted; check the details.",
   };
 
@@ -147,6 +155,115 @@
       }
     }
     return errors;
+  }
+
+  // --- the same post again, after a lost answer ------------------------------------
+  //
+  // Every post is remembered in this tab (sessionStorage, by the form's action): the
+  // encrypted card, as the SDK made it for PagBank's key alone, and the other fields.
+  // When the page says its payment is still waiting for an answer
+  // (data-orderpay-resend: that attempt's intent), pressing pay sends the very same
+  // post again: the same key and the same body, which the provider answers with the
+  // first one's outcome instead of refusing a new ciphertext under the old key.
+  // Otherwise the remembered post is forgotten.
+
+  function storageKey(form) {
+    return "orderpay:attempt:" + form.action;
+  }
+
+  function storage() {
+    try {
+      return window.sessionStorage;
+    } catch (error) {
+      return null; // storage off: nothing is remembered, a retry is a new attempt
+    }
+  }
+
+  function remember(form) {
+    var store = storage();
+    if (!store) return;
+    var fields = {};
+    Array.prototype.forEach.call(form.elements, function (element) {
+      if (!element.name || element.name === "csrfmiddlewaretoken" || element.disabled) return;
+      if ((element.type === "checkbox" || element.type === "radio") && !element.checked) return;
+      fields[element.name] = element.value;
+    });
+    try {
+      store.setItem(storageKey(form), JSON.stringify({ fields: fields }));
+    } catch (error) {
+      // full or refused: a retry is then a new attempt, as without this
+    }
+  }
+
+  function remembered(form) {
+    var store = storage();
+    if (!store) return null;
+    try {
+      return JSON.parse(store.getItem(storageKey(form)) || "null");
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function forget(form) {
+    var store = storage();
+    if (store) store.removeItem(storageKey(form));
+  }
+
+  // The page's payment awaiting its answer, if this tab sent it: offer it again.
+  function offerResend(card, form, messages) {
+    var intent = card.getAttribute("data-orderpay-resend");
+    var sent = remembered(form);
+    if (!intent || !sent || !sent.fields || sent.fields[intentField(form)] !== intent) {
+      forget(form);
+      return;
+    }
+    card.setAttribute("data-orderpay-resending", "true");
+    var notice = card.querySelector("[data-orderpay-resend-notice]");
+    var inputs = card.querySelectorAll("[data-orderpay-input]");
+    Array.prototype.forEach.call(inputs, function (element) { element.hidden = true; });
+    if (notice) {
+      notice.textContent = messages.RESEND;
+      var other = document.createElement("button");
+      other.type = "button";
+      other.className = "orderpay-resend-other";
+      other.textContent = messages.RESEND_OTHER;
+      other.addEventListener("click", function () {
+        card.removeAttribute("data-orderpay-resending");
+        forget(form);
+        notice.hidden = true;
+        Array.prototype.forEach.call(inputs, function (element) { element.hidden = false; });
+      });
+      notice.appendChild(document.createTextNode(" "));
+      notice.appendChild(other);
+      notice.hidden = false;
+    }
+  }
+
+  function intentField(form) {
+    var field = form.querySelector('input[type=hidden][name$="intent"]');
+    return field ? field.name : "intent";
+  }
+
+  // Put the remembered post back into the form's fields, to be sent as it was.
+  function restore(form) {
+    var sent = remembered(form);
+    if (!sent || !sent.fields) return false;
+    Object.keys(sent.fields).forEach(function (name) {
+      Array.prototype.forEach.call(form.querySelectorAll('[name="' + name + '"]'), function (element) {
+        if (element.type === "checkbox" || element.type === "radio") {
+          element.checked = element.value === sent.fields[name];
+        } else {
+          if (element.tagName === "SELECT" && !element.querySelector('option[value="' + sent.fields[name] + '"]')) {
+            var option = document.createElement("option");
+            option.value = sent.fields[name];
+            element.appendChild(option);
+          }
+          element.value = sent.fields[name];
+        }
+      });
+    });
+    return true;
   }
 
   function announce(form, name, detail) {
@@ -254,11 +371,18 @@
       // 3-D Secure has answered: this is the submit it let through.
       card.removeAttribute("data-orderpay-authenticated");
       form.setAttribute("data-orderpay-submitting", "true");
+      remember(form);
       return;
     }
     // A second click while the first submit is on its way must not pay twice.
     if (form.getAttribute("data-orderpay-submitting") === "true") {
       event.preventDefault();
+      return;
+    }
+    if (card.getAttribute("data-orderpay-resending") === "true" && restore(form)) {
+      // The post whose answer was lost, sent again as it was: no new encryption.
+      form.setAttribute("data-orderpay-submitting", "true");
+      announce(form, "orderpay:resent", {});
       return;
     }
     var messages = messagesOf(card);
@@ -319,7 +443,9 @@
       setHidden(form, "authentication_id", "");
       setHidden(form, "authentication_status", "");
       authenticate(card, form, config, messages);
+      return;
     }
+    remember(form);
   }
 
   // The installments select's options, from plans as the server words them.
@@ -407,6 +533,7 @@
       onSubmit(card, form, event);
     });
     watchPlans(card, form);
+    offerResend(card, form, messagesOf(card));
     form.addEventListener("change", function (event) {
       var name = (event.target && event.target.getAttribute("name")) || "";
       if (/installments$/.test(name)) showTotal(form, event.target);
