@@ -68,7 +68,7 @@ def test_challenge_passed_pays_the_plan_with_its_interest(shopper, threeds_shop,
     shopper.get_by_test_id("pay-card").click()
 
     bank = shopper.frame_locator("[data-orderpay-3ds-challenge] iframe")
-    expect(bank.get_by_text("R$ 102,00")).to_be_visible()
+    expect(bank.get_by_text("R$ 102.00")).to_be_visible()  # the bank speaks the shopper's English
     screenshot(shopper, "3ds-challenge")
     bank.get_by_label("Code sent to your phone").fill(CHALLENGE_CODE)
     bank.get_by_role("button", name="Confirm").click()
