@@ -249,8 +249,10 @@ class CardPaymentForm(IntentMixin, forms.Form):
 
     def clean_holder_name(self) -> str:
         name = " ".join(self.cleaned_data["holder_name"].split())
-        refused = rules.forbidden_name_characters(name)
-        if not name or any(char.isdigit() for char in name) or refused:
+        refused = rules.forbidden_name_characters(name) or rules.holder_name_refused_characters(
+            name
+        )
+        if not name or refused:
             raise forms.ValidationError(
                 _("Type the name as printed on the card, letters only."), code="invalid"
             )
@@ -323,9 +325,7 @@ class CardTokenChoiceField(forms.ModelChoiceField):
     """A stored card, shown as its brand, last digits and expiry (never its token)."""
 
     def label_from_instance(self, obj: CardToken) -> str:
-        brand = (obj.brand or _("card")).capitalize()
-        expiry = f" ({obj.exp_month}/{obj.exp_year})" if obj.exp_month and obj.exp_year else ""
-        return f"{brand} •••• {obj.last_digits}{expiry}"
+        return obj.label
 
 
 class SavedCardForm(IntentMixin, forms.Form):

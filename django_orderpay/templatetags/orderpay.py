@@ -41,7 +41,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from django_orderpay import services
 from django_orderpay.conf import get_settings
@@ -58,7 +58,7 @@ CHECKOUT_SCRIPT = "django_orderpay/checkout.js"
 
 #: The card inputs: (field, label, input attributes). The field names are the
 #: SDK's error targets in checkout.js; none becomes an HTML ``name``.
-CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
+CARD_INPUTS: tuple[tuple[str, Any, dict[str, Any]], ...] = (
     (
         "holder",
         gettext_lazy("Name on the card"),
@@ -77,7 +77,7 @@ CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
             "inputmode": "numeric",
             "autocomplete": "cc-exp-month",
             "maxlength": "2",
-            "placeholder": "MM",
+            "placeholder": pgettext_lazy("expiry month, as printed on a card", "MM"),
         },
     ),
     (
@@ -88,7 +88,7 @@ CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
             "inputmode": "numeric",
             "autocomplete": "cc-exp-year",
             "maxlength": "4",
-            "placeholder": "YYYY",
+            "placeholder": pgettext_lazy("expiry year, as printed on a card", "YYYY"),
         },
     ),
     (
@@ -249,13 +249,17 @@ def orderpay_pix(
 ) -> dict[str, Any]:
     """A Pix QR code: its image, its code to copy (``PIX``) and a countdown to its expiry.
 
-    A QR of the ``PAGBANK`` arrangement alone is shown without the code: only the
-    PagBank app pays it. ``status`` defaults to the order's.
+    A QR of the ``PAGBANK`` arrangement alone is shown without the code, and
+    named for the app: only the PagBank app pays it. Once expired (here, or as
+    the countdown reaches zero) only "has expired" is shown. ``status``
+    defaults to the order's.
     """
     return {
         "qr_code": qr_code,
         "amount": format_cents(qr_code.amount_value),
         "pagbank_only": qr_code.arrangements == ["PAGBANK"],
+        # Past its expiry nothing of it may be paid: no image, no code to copy.
+        "expired": qr_code.is_expired(),
         "prefix": prefix,
         **_follow(poll_url, status or qr_code.order.status, next_url),
     }

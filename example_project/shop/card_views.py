@@ -165,6 +165,6 @@ def add_card(request: HttpRequest) -> HttpResponse:
         except OrderPayError as error:
             add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
         else:
-            messages.success(request, _("%(card)s was saved.") % {"card": token})
+            messages.success(request, _("%(card)s was saved.") % {"card": token.label})
             return redirect("shop:cards")
     return page(request, "shop/add_card.html", {"form": form})

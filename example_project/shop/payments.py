@@ -46,12 +46,15 @@ BOLETO_DAYS = 3
 #: What the shop tells the shopper, by its own status (the order's, plus its own).
 WAITING_APP = "WAITING_APP"
 WAITING_PIX = "WAITING_PIX"
+#: A QR code only the PagBank app pays ("Pagar com PagBank"), shown on computers.
+WAITING_APP_QR = "WAITING_APP_QR"
 WAITING_BOLETO = "WAITING_BOLETO"
 UNPAID = "UNPAID"
 LABELS = {
     UNPAID: gettext_lazy("Not paid yet"),
     WAITING_APP: gettext_lazy("Waiting for payment in the PagBank app"),
     WAITING_PIX: gettext_lazy("Waiting for the Pix payment"),
+    WAITING_APP_QR: gettext_lazy("Waiting for payment in the PagBank app"),
     WAITING_BOLETO: gettext_lazy("Waiting for the boleto to be paid"),
     OrderStatus.EXPIRED: gettext_lazy("Expired unpaid"),
     OrderStatus.CREATED: gettext_lazy("Not paid yet"),
@@ -64,7 +67,15 @@ LABELS = {
 }
 #: Where the shopper may (still, or again) pay, or pay another way.
 PAYABLE = frozenset(
-    {UNPAID, WAITING_APP, WAITING_PIX, WAITING_BOLETO, OrderStatus.DECLINED, OrderStatus.EXPIRED}
+    {
+        UNPAID,
+        WAITING_APP,
+        WAITING_APP_QR,
+        WAITING_PIX,
+        WAITING_BOLETO,
+        OrderStatus.DECLINED,
+        OrderStatus.EXPIRED,
+    }
 )
 #: Statuses that change only if the shopper acts again: the status page stops polling.
 SETTLED = frozenset(
@@ -205,7 +216,8 @@ def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | No
             email=purchase.customer_email,
             address=_address(purchase),
         ),
-        instruction_lines=(f"Compra {purchase.reference_id}", "Nao receber apos o vencimento"),
+        # A boleto is a Brazilian bank's document: its lines are in Portuguese, accents kept.
+        instruction_lines=(f"Compra {purchase.reference_id}", "Não receber após o vencimento"),
     )
     charge = payloads.ChargeRequest(
         reference_id=purchase.reference_id,
@@ -289,6 +301,11 @@ class PaymentState:
             if self.status == WAITING_PIX:
                 return _(
                     "Scan the QR code or copy the code to pay; this page updates when it is paid."
+                )
+            if self.status == WAITING_APP_QR:
+                return _(
+                    "Scan the QR code with the PagBank app on your phone to pay; this page "
+                    "updates when it is paid."
                 )
             return ""
         if charge.status == ChargeStatus.DECLINED:
@@ -425,7 +442,7 @@ def payment_state(purchase: Purchase) -> PaymentState:
     elif status == OrderStatus.CREATED:
         status = UNPAID
     elif status == OrderStatus.WAITING and qr_code is not None:
-        status = WAITING_PIX
+        status = WAITING_APP_QR if qr_code.arrangements == ["PAGBANK"] else WAITING_PIX
     elif status == OrderStatus.WAITING and boleto:
         status = WAITING_BOLETO
     elif status == OrderStatus.CANCELED and boleto and not order.total_paid:

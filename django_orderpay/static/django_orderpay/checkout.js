@@ -145,6 +145,11 @@
   // digit), a card past its expiry month. The SDK checks the rest (lengths, formats).
   function typedErrors(card) {
     var errors = [];
+    // The name as the SDK encrypts it: letters (accents dropped) and spaces; the few
+    // marks it strips or drops harmlessly aside, anything else (a digit, an emoji) is
+    // not the name as printed.
+    var holder = value(card, "holder").normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+    if (holder && !/^[A-Za-z\s'\/.\-]+$/.test(holder)) errors.push({ code: "INVALID_HOLDER" });
     var digits = value(card, "number").replace(/[\s.-]/g, "");
     if (/^[0-9]{13,19}$/.test(digits) && !luhn(digits)) errors.push({ code: "NUMBER_CHECK_DIGIT" });
     var month = +value(card, "exp_month"), year = value(card, "exp_year");
