@@ -298,3 +298,75 @@ def test_a_payment_whose_answer_was_lost_is_sent_again_as_it_was(
     assert len(get_client().get_order(order_id)["charges"]) == 1
     context.close()
     traffic.assert_no_card_data()
+
+
+# --- the shop's language, everywhere the shopper looks ----------------------------------------
+
+CHALLENGED = "4000000000002503"  # the emulator's bank asks for its code
+
+
+def test_the_products_the_card_form_and_the_banks_challenge_speak_the_shops_language(
+    shopper, fee_shop, traffic, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "always"}
+    page = shopper.page
+    page.goto(fee_shop.url + "/")
+    # The seeded description is in the shop's catalogue: shown in the shopper's language.
+    from example_project.shop.models import Product
+
+    Product.objects.filter(slug="camiseta").update(
+        description="Cotton t-shirt, printed in São Paulo."
+    )
+    page.reload()
+    expect(page.locator("[data-product=camiseta]")).to_contain_text(
+        shopper.words("Cotton t-shirt, printed in São Paulo.")
+    )
+    check_out(shopper, fee_shop)
+    year = page.locator("#pay-card [data-orderpay-field=exp_year]")
+    with translation.override(shopper.language.lower()):
+        placeholder = translation.pgettext("expiry year, as printed on a card", "YYYY")
+    expect(year).to_have_attribute("placeholder", placeholder)
+    assert (placeholder == "AAAA") == (shopper.language == "pt-BR")
+
+    type_card(page, CHALLENGED)
+    page.get_by_test_id("pay-card").click()
+
+    bank = page.frame_locator("[data-orderpay-3ds-challenge] iframe")
+    expect(bank.get_by_text(shopper.money(TOTAL))).to_be_visible()
+    code = bank.get_by_label(shopper.words("Code sent to your phone"))
+    expect(code).to_be_visible()
+    screenshot(page, f"3ds-challenge-{shopper.language}")
+    from django_orderpay.emulator import CHALLENGE_CODE
+
+    code.fill(CHALLENGE_CODE)
+    bank.get_by_role("button", name=shopper.words("Confirm")).click()
+    expect(page.get_by_test_id("status-label")).to_have_text(shopper.words("Paid"))
+
+
+def test_the_boleto_bank_page_speaks_the_shops_language(shopper, fee_shop, traffic):
+    page = shopper.page
+    check_out(shopper, fee_shop)
+    page.get_by_test_id("pay-boleto").click()
+    with page.context.expect_page() as opened:
+        page.get_by_test_id("emulator-bank").click()
+    bank = opened.value
+
+    expect(bank.get_by_role("heading")).to_have_text(shopper.words("Boleto (emulator)"))
+    expect(bank.get_by_role("button")).to_have_text(shopper.words("Pay this boleto"))
+    expect(bank.locator("body")).to_contain_text(shopper.money(TOTAL))
+    bank.close()
+    charge = Charge.objects.get()
+    # The bank's document keeps its accents.
+    lines = charge.data["payment_method"]["boleto"]["instruction_lines"]
+    assert lines["line_2"] == "Não receber após o vencimento"
+
+
+def test_the_card_tokens_admin_in_the_shops_language(shopper, fee_shop, django_user_model):
+    boss = django_user_model.objects.create_superuser("boss", "boss@example.com", "x")
+    log_in(shopper, fee_shop, boss)
+    page = shopper.page
+    page.goto(fee_shop.url.removesuffix("/shop") + "/admin/django_orderpay/cardtoken/")
+
+    removed_at = shopper.words("removed at")
+    expect(page.locator("#changelist-filter")).to_contain_text(removed_at)
+    assert (removed_at == "removido em") == (shopper.language == "pt-BR")
