@@ -102,7 +102,7 @@ img.qr { display: block; width: 220px; height: 220px; margin: .5rem auto; }
 
 def _language(call: Call) -> str:
     query = parse_qs(call.request.query)
-    asked = (query.get("lang") or [None])[0]
+    asked = (query.get("lang") or [""])[0]
     return language_of(asked, call.request.header("Accept-Language"))
 
 
@@ -182,7 +182,7 @@ def _services(record: CheckoutRecord) -> list[str]:
     if shipping.get("type") != "CALCULATE":
         return [""]
     if shipping.get("service_type"):
-        return [shipping["service_type"]]
+        return [str(shipping["service_type"])]
     return list(CALCULATED_SHIPPING)
 
 
@@ -318,7 +318,7 @@ def checkout_page(state: State, call: Call) -> Response:
         notice = f'<p class="notice" data-testid="paid-already">{words["paid_already"]}</p>'
     switch = f"?code={quote(record.code)}&amp;lang={other}"
     body = (
-        f'<p><a href="{switch}" data-testid="language">{WORDS[other]["other_language"]}</a></p>'
+        f'<p><a href="{switch}" data-testid="language">{words["other_language"]}</a></p>'
         f'<h1>{words["title"]}</h1><p class="note">{words["emulator_note"]}</p>{notice}'
         + _summary(record, words, language)
         + '<form id="pay" novalidate>'
