@@ -2,10 +2,12 @@
 
 A checkout moves no money itself: the shopper pays on PagBank's page, and
 each payment is an order the checkout lists (and notifies). So these calls
-are not recorded operations; :func:`create_checkout` sends a key derived
-from the body and the shop object's latest checkout, so a repeat (a double
-click, a retry after a lost answer) gets the same checkout back, while a
-new checkout for the same purchase, once the last one is mirrored, is new.
+are not recorded operations; :func:`create_checkout` for a shop object sends
+a key derived from the body and the object's latest checkout, so a repeat
+(a double click, a retry after a lost answer) gets the same checkout back,
+while a new checkout for the same purchase, once the last one is mirrored,
+is new. Without a shop object each call is a new checkout (the client's
+own retries reuse their key), unless the caller gives ``idempotency_key``.
 Every answer is mirrored through :func:`~django_orderpay.sync.sync_checkout`.
 """
 
@@ -97,18 +99,18 @@ def create_checkout(
     owner = check_user(user)
     check_shop_object(shop_object)
     body = checkout_body(checkout)
-    if idempotency_key is None:
-        latest = latest_checkout(shop_object) if shop_object is not None else None
-        shop = f"{type(shop_object).__name__}:{shop_object.pk}" if shop_object is not None else "-"
+    if idempotency_key is not None:
+        idempotency.check_explicit_key(idempotency_key)
+    elif shop_object is not None:
+        latest = latest_checkout(shop_object)
         idempotency_key = idempotency.stable_key(
             "checkout",
             owner.pk if owner is not None else "-",
-            shop,
+            ContentType.objects.get_for_model(shop_object).pk,
+            shop_object.pk,
             latest.provider_id if latest is not None else "-",
             idempotency.digest(body),
         )
-    else:
-        idempotency.check_explicit_key(idempotency_key)
     answer = client_or_default(client).create_checkout(body, idempotency_key=idempotency_key)
     return sync_checkout(answer, source=ChangeSource.API, user=owner, shop_object=shop_object)
 

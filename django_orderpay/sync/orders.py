@@ -152,14 +152,14 @@ def _finish(
     changed = [name for name, value in _snapshot(order).items() if value != before[name]]
     if order.status == OrderStatus.EXPIRED and before["status"] != OrderStatus.EXPIRED:
         announce_order_expired(order, source)
-    if order.checkout_id is not None and order.status != before["status"]:
-        from .checkouts import order_changed  # it syncs orders with this module
-
-        order_changed(order, source)
     if not new_order or changed:
         order.synced_at = timezone.now()
         writes.update(order, [*changed, "synced_at"])
     writes.flush()
+    if order.checkout_id is not None and order.status != before["status"]:
+        from .checkouts import order_changed  # it syncs orders with this module
+
+        order_changed(order, source)
 
 
 def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> None:
