@@ -115,7 +115,8 @@ def _page(language: str, title: str, body: str, status: int = 200) -> Response:
         f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)} · PagBank</title><style>{STYLE}</style></head>"
-        f"<body><header><strong>PagBank</strong><small>emulator</small></header>"
+        f"<body><header><strong>PagBank</strong><small>{WORDS[language]['emulator']}</small>"
+        "</header>"
         f"<main>{body}</main></body></html>"
     )
     return Response(status, page.encode(), list(HTML))

@@ -15,6 +15,7 @@ LANGUAGES = (ENGLISH, PORTUGUESE)
 WORDS: dict[str, dict[str, str]] = {
     ENGLISH: {
         "title": "Pay with PagBank",
+        "emulator": "emulator",
         "emulator_note": (
             "This page stands in for PagBank's checkout in django-orderpay's emulator: "
             "no real money moves."
@@ -91,6 +92,7 @@ WORDS: dict[str, dict[str, str]] = {
     },
     PORTUGUESE: {
         "title": "Pague com PagBank",
+        "emulator": "emulador",
         "emulator_note": (
             "Esta página faz o papel do checkout do PagBank no emulador do django-orderpay: "
             "nenhum dinheiro de verdade se move."
