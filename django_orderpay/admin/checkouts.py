@@ -64,7 +64,7 @@ class InactivateCheckouts(ConfirmedAction):
 
     def perform(self, obj: Checkout, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         checkout = services.inactivate_checkout(obj)
-        return Outcome(_("status %(status)s") % {"status": checkout.get_status_display()})
+        return Outcome(_("now %(status)s") % {"status": checkout.get_status_display()})
 
 
 class ActivateCheckouts(ConfirmedAction):
@@ -85,7 +85,7 @@ class ActivateCheckouts(ConfirmedAction):
 
     def perform(self, obj: Checkout, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         checkout = services.activate_checkout(obj)
-        return Outcome(_("status %(status)s") % {"status": checkout.get_status_display()})
+        return Outcome(_("now %(status)s") % {"status": checkout.get_status_display()})
 
 
 class RefreshCheckouts(ConfirmedAction):
