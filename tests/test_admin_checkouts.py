@@ -12,6 +12,7 @@ from django_orderpay.models import Checkout, CheckoutStatus
 from django_orderpay.services import create_checkout, refresh_checkout
 from tests.admin_support import change, changelist, client_for, make_user
 from tests.test_admin_object_actions import button_url, buttons, confirm_on_page
+from tests.test_example_shop import guest_purchase
 
 pytestmark = pytest.mark.django_db
 
@@ -104,27 +105,12 @@ def test_staff_create_a_payment_link_for_a_shop_object(orderpay_emulator, django
 
 
 def test_the_shops_own_admin_starts_a_link_from_a_purchase(orderpay_emulator, admin_client):
-    from example_project.shop.models import Purchase
-
-    purchase = Purchase.objects.create(
-        customer_name="Jose da Silva",
-        customer_email="jose@example.com",
-        customer_tax_id="12345678909",
-        phone_area="11",
-        phone_number="999999999",
-        street="Rua A",
-        number="1",
-        locality="Centro",
-        city="Recife",
-        region_code="PE",
-        postal_code="50000000",
-    )
-    purchase.lines.create(name="Caneca", unit_amount=3490, quantity=2)
+    purchase = guest_purchase()
     url = reverse("admin:shop_purchase_changelist")
     answer = admin_client.post(
         url, {"action": "create_payment_link", "_selected_action": [purchase.pk]}
     )
     assert answer.status_code == 302
     form = admin_client.get(answer["Location"])
-    assert form.context["form"].initial["amount"] == "69,80"
+    assert form.context["form"].initial["amount"] == "94,80"
     assert form.context["form"].initial["object_id"] == str(purchase.pk)

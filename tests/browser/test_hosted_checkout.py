@@ -28,30 +28,11 @@ from tests.browser.test_checkout import (  # noqa: F401 (fixtures)
     traffic,
 )
 from tests.browser.test_pix_boleto import brazilian_payer, payer  # noqa: F401 (fixtures)
+from tests.test_example_shop import guest_purchase
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CHALLENGED = "4000000000002503"  # the sandbox's 3DS card that asks for the bank's code
-
-
-def purchase() -> Purchase:
-    """A guest's purchase (its link is its key), two lines: R$ 94,80."""
-    made = Purchase.objects.create(
-        customer_name="Jose da Silva",
-        customer_email="jose@example.com",
-        customer_tax_id="12345678909",
-        phone_area="11",
-        phone_number="999999999",
-        street="Avenida Brigadeiro Faria Lima",
-        number="1384",
-        locality="Pinheiros",
-        city="Sao Paulo",
-        region_code="SP",
-        postal_code="01452002",
-    )
-    made.lines.create(name="Camiseta", unit_amount=5990, quantity=1)
-    made.lines.create(name="Caneca", unit_amount=3490, quantity=1)
-    return made
 
 
 def to_pagbank(page: Page, shop: Shop, bought: Purchase) -> None:
@@ -72,7 +53,7 @@ def back_paid(page: Page, shop: Shop, bought: Purchase, label: str) -> None:
 
 
 def test_a_card_through_the_3ds_challenge_on_pagbanks_page(shopper, shop, traffic):
-    bought = purchase()
+    bought = guest_purchase()
     to_pagbank(shopper, shop, bought)
     expect(shopper.get_by_test_id("total")).to_have_text("R$ 94.80")
     expect(shopper.get_by_label("Full name")).to_have_value("Jose da Silva")
@@ -104,7 +85,7 @@ def test_a_card_through_the_3ds_challenge_on_pagbanks_page(shopper, shop, traffi
 
 def test_pix_in_portuguese_paid_with_the_bank_app(brazilian_payer, shop):
     page = brazilian_payer
-    bought = purchase()
+    bought = guest_purchase()
     to_pagbank(page, shop, bought)
     expect(page.get_by_role("heading", name="Pague com PagBank")).to_be_visible()
     expect(page.get_by_test_id("total")).to_have_text("R$ 94,80")
@@ -121,7 +102,7 @@ def test_pix_in_portuguese_paid_with_the_bank_app(brazilian_payer, shop):
 
 
 def test_a_boleto_waits_then_is_paid(payer, shop):
-    bought = purchase()
+    bought = guest_purchase()
     to_pagbank(payer, shop, bought)
     payer.get_by_test_id("method-BOLETO").check()
     expect(payer.get_by_label("CEP")).to_have_value("01452002")  # the purchase's address

@@ -21,7 +21,7 @@ from django_orderpay import rules
 from ..state.store import CheckoutRecord, OrderRecord, State
 from .checkout_rules import total_of
 from .checkouts import is_expired
-from .fees import installment_plan
+from .fees import plans
 from .orders import open_order
 
 #: What the emulator charges a calculated shipping by service (the real one asks the carriers).
@@ -108,15 +108,10 @@ def amount_due(record: CheckoutRecord, service: str | None = None) -> int:
 
 
 def card_plans(record: CheckoutRecord, method: str, amount: int) -> list[dict[str, Any]]:
-    """The installment plans the page offers for ``amount`` (each at least R$ 5,00)."""
+    """The installment plans the page offers for ``amount`` (each at least R$ 5,00), priced
+    by the emulator's fee table, as ``/charges/fees/calculate`` answers them."""
     limit, free = card_options(record, method)
-    plans = []
-    for count in range(1, limit + 1):
-        plan = installment_plan(amount, count, count <= free)
-        if count > 1 and plan["installment_value"] < rules.MIN_INSTALLMENT:
-            break
-        plans.append(plan)
-    return plans
+    return plans(amount, limit, free)
 
 
 def _customer(record: CheckoutRecord, typed: dict[str, Any]) -> dict[str, Any]:

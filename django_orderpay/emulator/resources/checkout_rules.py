@@ -58,24 +58,6 @@ DESCRIPTIONS = {
     "installments_not_allowed_for_recurrence": "A recurrent checkout is paid in one installment.",
 }
 
-TOP_KEYS = (
-    "reference_id",
-    "expiration_date",
-    "customer",
-    "customer_modifiable",
-    "items",
-    "additional_amount",
-    "discount_amount",
-    "shipping",
-    "payment_methods",
-    "payment_methods_configs",
-    "soft_descriptor",
-    "redirect_url",
-    "return_url",
-    "notification_urls",
-    "payment_notification_urls",
-    "recurrence_plan",
-)
 ADDRESS_FIELDS = ("street", "number", "complement", "locality", "city", "region_code")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _HTTP_URL = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?")

@@ -32,7 +32,9 @@ from django.utils import timezone
 from django_orderpay import rules
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, ChargeStatus, Checkout, Order, OrderStatus, QrCode
-from django_orderpay.services import refresh_checkout, refresh_order
+from django_orderpay.services import refresh_order
+
+from ._fetching import refresh_checkouts
 
 
 def past_their_window() -> Any:
@@ -70,15 +72,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{order.provider_id}: {order.status} -> {refreshed.status}")
         summary = f"{len(targets) - failures} of {len(targets)} orders past their window checked"
         checkouts = list(Checkout.objects.past_expiry().order_by("expires_at", "pk"))
-        for checkout in checkouts:
-            try:
-                fetched = refresh_checkout(checkout)
-            except OrderPayError as exc:
-                failures += 1
-                self.stderr.write(f"{checkout.provider_id}: {type(exc).__name__}: {exc}")
-                continue
-            if verbose:
-                self.stdout.write(f"{checkout.provider_id}: {checkout.status} -> {fetched.status}")
+        failures += refresh_checkouts(checkouts, self.stdout, self.stderr, verbose=verbose)
         if checkouts:
             summary += f"; {len(checkouts)} checkouts past their time checked"
         if failures:

@@ -52,9 +52,9 @@ from django_orderpay import rules
 from django_orderpay.conf import MAX_SYNC_CONCURRENCY, get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Checkout, Operation, OperationState, Order
-from django_orderpay.services import operations, refresh_checkout
+from django_orderpay.services import operations
 
-from ._fetching import Progress, fetch_all
+from ._fetching import Progress, fetch_all, refresh_checkouts
 
 _ORDER_ID = rules.ORDER_ID_PATTERN
 _CHECKOUT_ID = rules.CHECKOUT_ID_PATTERN
@@ -116,7 +116,9 @@ class Command(BaseCommand):
             checkouts = list(open_checkouts.order_by("created_at", "pk"))
         verbosity = options.get("verbosity", 1)
         # Checkouts first: the orders made on their pages are adopted and linked with them.
-        checkout_failures = self._checkouts(checkouts, verbosity >= 1)
+        checkout_failures = refresh_checkouts(
+            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1
+        )
         failures = 0
         progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
         for target, fetched in fetch_all(targets, concurrency):
@@ -146,21 +148,6 @@ class Command(BaseCommand):
         if failures:
             raise CommandError(f"{summary}; {failures} failed (see above)")
         self.stdout.write(self.style.SUCCESS(summary))
-
-    def _checkouts(self, checkouts: list[Checkout | str], verbose: bool) -> int:
-        """Re-fetch each checkout with the orders made on its page; how many failed."""
-        failures = 0
-        for checkout in checkouts:
-            name = checkout.provider_id if isinstance(checkout, Checkout) else checkout
-            try:
-                fetched = refresh_checkout(checkout)
-            except OrderPayError as exc:
-                failures += 1
-                self.stderr.write(f"{name}: {type(exc).__name__}: {exc}")
-                continue
-            if verbose:
-                self.stdout.write(f"{name}: {fetched.status}, {fetched.orders.count()} orders")
-        return failures
 
     def _operations(self, verbose: bool) -> int:
         """Re-send the open operations that can be; how many got no answer again."""
