@@ -21,8 +21,10 @@ from django.test import Client
 from django.utils import timezone
 
 from django_orderpay import payloads, signals
+from django_orderpay.client import get_client
 from django_orderpay.exceptions import NotFound, PayloadError, ProviderError
 from django_orderpay.models import (
+    ChangeSource,
     ChargeStatus,
     Checkout,
     CheckoutStatus,
@@ -40,6 +42,7 @@ from django_orderpay.services import (
     payable_checkout,
     refresh_checkout,
 )
+from django_orderpay.sync import sync_checkout
 from django_orderpay.testing import checkout_samples
 from django_orderpay.testing.plugin import ControlPlaneError
 from tests.test_services_support import APPROVED_VISA, charge, order_payload, raw_card
@@ -269,6 +272,44 @@ def test_a_trusted_checkout_notification_is_applied_as_it_is(
     checkout.refresh_from_db()
     assert checkout.status == CheckoutStatus.EXPIRED
     assert heard["expired"] == [checkout.provider_id]
+
+
+def test_an_orders_checkout_is_asked_about_only_when_it_is_this_shops(
+    orderpay_emulator, django_capture_on_commit_callbacks
+):
+    # A checkout this shop never mirrored (made in PagBank's panel, say).
+    body = {"items": [{"quantity": 1, "unit_amount": 990}], "payment_notification_urls": [NOTIFY]}
+    foreign = get_client().create_checkout(body)
+    paid = orderpay_emulator.control(
+        "POST", f"checkouts/{foreign['id']}/pay", {"method": "CREDIT_CARD"}
+    )
+    orderpay_emulator.control("POST", "faults", {"kind": "http_500", "path_prefix": "/checkouts"})
+    (order_notice,) = pending(orderpay_emulator)
+    assert order_notice["headers"]["x-product-id"] == foreign["id"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert post(Client(), order_notice).json()["outcome"] == "processed"
+
+    order = Order.objects.get(provider_id=paid["id"])  # adopted as any order
+    assert order.checkout is None
+    assert not Checkout.objects.exists()
+
+
+def test_a_late_copy_never_revives_an_expired_checkout(orderpay_emulator):
+    checkout = create_checkout(request())
+    active = dict(checkout.data)
+    inactive = inactivate_checkout(checkout)
+    sync_checkout(active, source=ChangeSource.NOTIFICATION)  # ACTIVE and INACTIVE may swap...
+    checkout.refresh_from_db()
+    assert checkout.status == CheckoutStatus.ACTIVE
+    sync_checkout(inactive.data, source=ChangeSource.NOTIFICATION)
+    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    refresh_checkout(checkout)
+
+    sync_checkout(active, source=ChangeSource.NOTIFICATION)  # ...but EXPIRED is for good
+
+    checkout.refresh_from_db()
+    assert checkout.status == CheckoutStatus.EXPIRED
 
 
 # --- expiry ------------------------------------------------------------------------
