@@ -152,11 +152,12 @@ def _apply(
 
 
 def _product_id(delivery: NotificationDelivery) -> str:
-    """The checkout a delivery's ``x-product-id`` names ("" when none, or not a ``CHEC_`` id)."""
-    for name, value in (delivery.headers or {}).items():
-        if name.lower() == PRODUCT_HEADER:
-            return value if isinstance(value, str) and is_checkout(value) else ""
-    return ""
+    """The checkout a delivery's ``x-product-id`` names ("" when none, or not a ``CHEC_`` id).
+
+    The log keeps headers as Django spells them (``X-Product-Id``): one lookup.
+    """
+    value = (delivery.headers or {}).get(PRODUCT_HEADER.title())
+    return value if isinstance(value, str) and is_checkout(value) else ""
 
 
 def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | None) -> None:
