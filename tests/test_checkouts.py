@@ -106,9 +106,7 @@ def request(**overrides: Any) -> payloads.CheckoutRequest:
 
 def pay(orderpay_emulator, checkout: Checkout, method: str = "CREDIT_CARD", **body: Any) -> dict:
     """A shopper pays ``checkout`` (the emulator's page code, without a browser): its order."""
-    return orderpay_emulator.control(
-        "POST", f"checkouts/{checkout.provider_id}/pay", {"method": method, **body}
-    )
+    return orderpay_emulator.pay_checkout(checkout.provider_id, method, **body)
 
 
 def pending(orderpay_emulator) -> list[dict[str, Any]]:
@@ -262,7 +260,7 @@ def test_a_trusted_checkout_notification_is_applied_as_it_is(
     orderpay_emulator, trusting, heard, django_capture_on_commit_callbacks
 ):
     checkout = create_checkout(request())
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     (expiry,) = pending(orderpay_emulator)
     orderpay_emulator.control("POST", "faults", {"kind": "http_500", "count": 5})  # no fetch needed
 
@@ -303,7 +301,7 @@ def test_a_late_copy_never_revives_an_expired_checkout(orderpay_emulator):
     checkout.refresh_from_db()
     assert checkout.status == CheckoutStatus.ACTIVE
     sync_checkout(inactive.data, source=ChangeSource.NOTIFICATION)
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     refresh_checkout(checkout)
 
     sync_checkout(active, source=ChangeSource.NOTIFICATION)  # ...but EXPIRED is for good
@@ -339,7 +337,7 @@ def test_expiry_after_a_payment_cancels_nothing_and_is_not_announced(
     checkout = create_checkout(request(), shop_object=purchase)
     pay(orderpay_emulator, checkout)
     deliver(orderpay_emulator, django_capture_on_commit_callbacks)
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     deliver(orderpay_emulator, django_capture_on_commit_callbacks)
 
     checkout.refresh_from_db()
@@ -356,7 +354,7 @@ def test_a_boleto_pending_at_expiry_is_waited_for(
 ):
     checkout = create_checkout(request(), shop_object=purchase)
     pay(orderpay_emulator, checkout, "BOLETO")
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     deliver(orderpay_emulator, django_capture_on_commit_callbacks)
     checkout.refresh_from_db()
     assert checkout.status == CheckoutStatus.EXPIRED
@@ -403,7 +401,7 @@ def test_inactivate_and_activate(orderpay_emulator, django_capture_on_commit_cal
     deliver(orderpay_emulator, django_capture_on_commit_callbacks)
     assert NotificationDelivery.objects.filter(outcome="processed").count() == 2
 
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     with pytest.raises(ProviderError) as raised:
         activate_checkout(checkout)
     assert raised.value.status == 400
@@ -498,7 +496,7 @@ def test_the_shops_link_redirects_while_payable_and_says_why_not_after(
     gone = client.get(link, headers={"Accept-Language": "pt-BR"})
     assert gone.status_code == 410
     assert "Este link de pagamento não está disponível" in gone.text
-    orderpay_emulator.control("POST", f"checkouts/{checkout.provider_id}/expire")
+    orderpay_emulator.expire_checkout(checkout.provider_id)
     refresh_checkout(checkout)
     assert "This payment link has expired" in client.get(link).text
     assert client.get(link.replace("/pay/", "x/pay/")).status_code == 404
