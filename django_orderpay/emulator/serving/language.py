@@ -49,8 +49,13 @@ def language(request: Request) -> str:
     chosen = cookies.get(LANGUAGE_COOKIE)
     if chosen is not None and _supported(chosen.value):
         return _supported(chosen.value) or LANGUAGES[0]
+    return accepted(request.header("Accept-Language"))
+
+
+def accepted(accept_language: str | None) -> str:
+    """The language of ours an ``Accept-Language`` header ranks highest (else English)."""
     ranked = []
-    for position, part in enumerate((request.header("Accept-Language") or "").split(",")):
+    for position, part in enumerate((accept_language or "").split(",")):
         tag, _, parameters = part.partition(";")
         weight = 1.0
         if parameters.strip().startswith("q="):
