@@ -105,8 +105,10 @@ class AuthenticationMethod(Builder):
 
 @dataclass(frozen=True)
 class BuyerInterest(Builder):
-    """``amount.fees.buyer.interest``: ``total`` cents of interest the buyer pays, over
-    ``installments`` (the charge's). The charge's ``amount.value`` includes it."""
+    """``amount.fees.buyer.interest``: ``total`` cents of interest the buyer pays, and on how
+    many ``installments``: those past the ones the merchant absorbs (PagBank's example: 8
+    installments with 4 interest-free send 4; its 5x plan 1). The charge's ``amount.value``
+    includes ``total``; the plan of ``GET /charges/fees/calculate`` says both."""
 
     total: int
     installments: int
@@ -116,7 +118,7 @@ class BuyerInterest(Builder):
         if not is_int(self.total) or not 0 <= self.total < rules.MAX_AMOUNT:
             problems.add(total_path, f"must be whole cents from 0 to {rules.MAX_AMOUNT - 1}")
         problems.integer(
-            join(path, "installments"), self.installments, 2, rules.MAX_INSTALLMENTS_ENABLED
+            join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS_ENABLED
         )
 
     def to_dict(self) -> dict[str, Any]:

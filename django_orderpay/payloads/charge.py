@@ -315,10 +315,16 @@ class ChargeRequest(Builder):
             method.collect(problems, method_path)
             installments = method.installments
             fees = self.amount.fees if isinstance(self.amount, Amount) else None
-            if isinstance(fees, BuyerInterest) and fees.installments != installments:
+            if (
+                isinstance(fees, BuyerInterest)
+                and is_int(fees.installments)
+                and is_int(installments)
+                and fees.installments > installments
+            ):
                 problems.add(
                     join(amount_path, "fees.buyer.interest.installments"),
-                    "must be the charge's installments",
+                    "counts the installments that bear interest: at most the charge's "
+                    f"{installments}",
                 )
             if is_int(charge_amount) and is_int(installments) and installments > 1:
                 if charge_amount < installments * rules.MIN_INSTALLMENT:

@@ -236,7 +236,9 @@ def check_debit(
 
 def validate_fees(value: Any, path: str, amount: int, installments: int) -> dict[str, Any]:
     """``amount.fees.buyer.interest{total, installments}``: an installment plan's interest,
-    inside the amount (the amount includes it) and of the charge's installments."""
+    inside the amount (the amount includes it). Its ``installments`` is how many of the
+    charge's installments the buyer pays interest on (those past the ones the merchant
+    absorbs: 4 for the docs' 8x with 4 interest-free), so 1 up to the charge's."""
     fees = require_object(value, path)
     reject_unknown(fees, {"buyer"}, path)
     buyer_path = field_path(path, "buyer")
@@ -247,8 +249,9 @@ def validate_fees(value: Any, path: str, amount: int, installments: int) -> dict
     reject_unknown(interest, {"total", "installments"}, interest_path)
     require_int(interest, "total", interest_path, minimum=0, maximum=amount - 1)
     count = require_int(interest, "installments", interest_path, minimum=1, maximum=18)
-    if count != installments:
-        raise errors.invalid(field_path(interest_path, "installments"), "must_match_installments")
+    if count is not None and count > installments:
+        where = field_path(interest_path, "installments")
+        raise errors.invalid(where, "must_not_exceed_the_charge_installments")
     return {"buyer": {"interest": dict(interest)}}
 
 
