@@ -73,6 +73,13 @@ PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
 PIX_REFUND_DAYS: Final = 90
 #: How far ahead a boleto's due date may be (our bound: PagBank documents none).
 BOLETO_LONGEST_TERM_DAYS: Final = 365
+#: A boleto's fine, interest and discounts (``payment_instructions``): each ``value`` is a
+#: percentage times 100 (200 is 2,00 %), from 1 up to these (PagBank's "criar e pagar pedido
+#: com boleto": fine 0,01 % to 99,99 %, interest to 59,99 %, discounts to 99,99 %).
+BOLETO_INSTRUCTION_LIMITS: Final = {"fine": 9999, "interest": 5999, "discounts": 9999}
+#: A boleto's models: ``COBRANCA`` takes fines, interest and discounts; ``PROPOSTA`` (the
+#: default) does not.
+BOLETO_TEMPLATES: Final = ("COBRANCA", "PROPOSTA")
 #: Each installment of a card charge is at least R$ 5,00.
 MIN_INSTALLMENT: Final = 500
 #: 18 installments, for accounts PagBank enabled them on ("mediante aprovação").

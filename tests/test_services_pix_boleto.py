@@ -23,6 +23,10 @@ from django_orderpay import rules, signals
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
 from django_orderpay.payloads import (
+    BoletoPayment,
+    Discount,
+    PaymentInstructions,
+    Penalty,
     QrCode,
 )
 from django_orderpay.services import (
@@ -294,3 +298,28 @@ def test_the_builders_refuse_a_qr_code_beside_charges_before_any_call(orderpay_e
 
     assert caught.value.paths == ["qr_codes"]
     assert orderpay_emulator.order_ids() == []
+
+
+def test_a_boleto_with_the_docs_fine_interest_and_discount_is_created(orderpay_emulator):
+    """2,00 % fine and interest from the day after the due date, 5,00 % off until it: sent as
+    PagBank's ``payment_instructions{fine, interest, discounts[]}`` with template COBRANCA,
+    and mirrored with the charge."""
+    charge = boleto_charge(34343, days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    due, after = method.due_date, method.due_date + timedelta(days=1)
+    instructions = PaymentInstructions(
+        fine=Penalty(after, percentage=200),
+        interest=Penalty(after, percentage=200),
+        discounts=[Discount(due, 500)],
+    )
+    created = create_order(
+        order(charges=[dataclasses.replace(charge, payment_instructions=instructions)])
+    )
+    mirrored = created.charges.get()
+    assert mirrored.status == "WAITING"
+    assert mirrored.data["payment_instructions"] == {
+        "fine": {"date": after.isoformat(), "value": 200},
+        "interest": {"date": after.isoformat(), "value": 200},
+        "discounts": [{"due_date": due.isoformat(), "value": 500}],
+    }

@@ -22,7 +22,7 @@ from django_orderpay._deprecation import deprecated_getattr
 from django_orderpay.exceptions import FieldError, PayloadError
 
 from .authentication import AuthenticationMethod, BuyerInterest
-from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
+from .boleto import BoletoHolder, BoletoPayment, Discount, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import ACCOUNT_ID_PATTERN, Amount, ChargeRequest, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
@@ -47,6 +47,7 @@ __all__ = [
     "ChargeRequest",
     "Customer",
     "DeepLink",
+    "Discount",
     "FieldError",
     "Holder",
     "Item",

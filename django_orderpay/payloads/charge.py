@@ -348,17 +348,29 @@ class ChargeRequest(Builder):
         instructions_path = join(path, "payment_instructions")
         instructions = self.payment_instructions
         if problems.instance(instructions_path, instructions, PaymentInstructions, required=False):
+            due = None
             if not isinstance(method, BoletoPayment):
                 problems.add(instructions_path, "applies to boleto charges only")
-            instructions.collect(problems, instructions_path)  # type: ignore[union-attr]
+            else:
+                due = method.due_date
+                if method.template == "PROPOSTA" and instructions:
+                    problems.add(
+                        join(method_path, "boleto.template"),
+                        "a PROPOSTA boleto takes no fine, interest or discount: use COBRANCA",
+                    )
+            instructions.collect(problems, instructions_path, due_date=due)  # type: ignore[union-attr]
 
     def to_dict(self) -> dict[str, Any]:
         instructions = self.payment_instructions
+        method = self.payment_method.to_dict()
+        if instructions and isinstance(self.payment_method, BoletoPayment):
+            # Fines, interest and discounts need the COBRANCA model (PROPOSTA is the default).
+            method["boleto"].setdefault("template", "COBRANCA")
         return compact(
             reference_id=self.reference_id,
             description=self.description,
             amount=self.amount.to_dict(),
-            payment_method=self.payment_method.to_dict(),
+            payment_method=method,
             recurring=self.recurring.to_dict() if self.recurring is not None else None,
             splits=self.splits.to_dict() if self.splits is not None else None,
             payment_instructions=instructions.to_dict() if instructions is not None else None,

@@ -17,7 +17,7 @@ from django_orderpay import rules
 
 from ._problems import Problems, index, join
 from .authentication import AuthenticationMethod, BuyerInterest
-from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
+from .boleto import BoletoHolder, BoletoPayment, Discount, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import Amount, ChargeRequest, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
@@ -69,12 +69,13 @@ SPLITS_KEYS = rules.SPLITS_KEYS
 RECEIVER_KEYS = rules.RECEIVER_KEYS
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
-BOLETO_METHOD_KEYS = frozenset({"type", "boleto"})
-BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder"})
+BOLETO_METHOD_KEYS = frozenset({"type", "boleto", "payment_instructions"})
+BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder", "template"})
 BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
 INSTRUCTION_LINE_KEYS = frozenset({"line_1", "line_2"})
-PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
-PENALTY_KEYS = frozenset({"date", "value", "percentage"})
+PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discounts"})
+PENALTY_KEYS = frozenset({"date", "value"})
+DISCOUNT_KEYS = frozenset({"due_date", "value"})
 
 
 class _Reader:
@@ -213,19 +214,38 @@ def _boleto(r: _Reader, data: Mapping[str, Any], path: str) -> BoletoPayment:
             line for key in ("line_1", "line_2") if (line := lines.get(key)) is not None
         ),
         type=data.get("type"),  # type: ignore[arg-type]
+        template=boleto.get("template"),
     )
 
 
 def _payment_instructions(
     r: _Reader, data: Mapping[str, Any] | None, path: str
 ) -> PaymentInstructions | None:
+    """Each ``value`` is PagBank's percentage times 100: a builder's ``percentage``.
+
+    ``discounts`` is the use case's list of ``{due_date, value}`` or the charge
+    object's one ``{date, value}``: both are read.
+    """
     if data is None:
         return None
-    parts = {}
-    for name in ("fine", "interest", "discount"):
+    parts: dict[str, Any] = {}
+    for name in ("fine", "interest"):
         part = r.field(data, name, path, PENALTY_KEYS)
         if part is not None:
-            parts[name] = _plain(Penalty, PENALTY_KEYS, part)
+            parts[name] = Penalty(part.get("date"), percentage=part.get("value"))
+    where = join(path, "discounts")
+    found = data.get("discounts")
+    if isinstance(found, Mapping):
+        single = r.obj(found, where, PENALTY_KEYS) or {}
+        parts["discounts"] = (Discount(single.get("date"), single.get("value")),)  # type: ignore[arg-type]
+    elif found is not None:
+        parts["discounts"] = r.entries(
+            data,
+            "discounts",
+            path,
+            DISCOUNT_KEYS,
+            lambda entry, _: Discount(entry.get("due_date"), entry.get("value")),  # type: ignore[arg-type]
+        )
     return PaymentInstructions(**parts)
 
 
@@ -293,12 +313,25 @@ def _charge(r: _Reader, data: Mapping[str, Any], path: str) -> ChargeRequest:
             else None
         ),
         splits=_splits(r, r.field(data, "splits", path, SPLITS_KEYS), join(path, "splits")),
-        payment_instructions=_payment_instructions(
-            r,
-            r.field(data, "payment_instructions", path, PAYMENT_INSTRUCTIONS_KEYS),
-            join(path, "payment_instructions"),
-        ),
+        payment_instructions=_payment_instructions(r, *_instructions_of(r, data, path)),
     )
+
+
+def _instructions_of(
+    r: _Reader, charge: Mapping[str, Any], path: str
+) -> tuple[Mapping[str, Any] | None, str]:
+    """A boleto's ``payment_instructions``: on the charge (the use case's place) or inside its
+    ``payment_method`` (the charge object's table); read from either, sent on the charge."""
+    method = charge.get("payment_method")
+    inside = method.get("payment_instructions") if isinstance(method, Mapping) else None
+    if inside is not None:
+        where = join(path, "payment_method")
+        if charge.get("payment_instructions") is not None:
+            r._fail(join(where, "payment_instructions"), "is given on the charge already")
+        found = r.field(method, "payment_instructions", where, PAYMENT_INSTRUCTIONS_KEYS)  # type: ignore[arg-type]
+        return found, join(where, "payment_instructions")
+    found = r.field(charge, "payment_instructions", path, PAYMENT_INSTRUCTIONS_KEYS)
+    return found, join(path, "payment_instructions")
 
 
 def _object(r: _Reader, data: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any] | None:

@@ -223,17 +223,108 @@ def test_card_fields_on_a_boleto_are_unknown(api, today):
     )
 
 
-def test_payment_instructions_are_echoed_on_a_boleto_and_refused_on_a_card(api, today):
-    instructions = {
-        "fine": {"date": "2026-12-01", "value": 200},
-        "interest": {"date": "2026-12-01", "value": 33},
-        "discount": {"date": "2026-11-28", "value": 100},
+def docs_instructions(due: date) -> dict:
+    """The docs' ``payment_instructions`` ("criar e pagar pedido com boleto"), its dates moved
+    with the due date: fine and interest from the day after it, a discount until it. Each
+    ``value`` is a percentage times 100 (200 is 2,00 %)."""
+    after = (due + timedelta(days=1)).isoformat()
+    return {
+        "fine": {"date": after, "value": 200},
+        "interest": {"date": after, "value": 200},
+        "discounts": [{"due_date": due.isoformat(), "value": 500}],
     }
-    order = boleto_order(api, today + timedelta(days=3), payment_instructions=instructions)
-    card = charge_payload(payment_instructions=instructions)
+
+
+def test_the_docs_payment_instructions_with_discounts_are_taken_and_echoed(api, today):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    order = boleto_order(api, due, 34343, payment_instructions=instructions)
 
     assert order["charges"][0]["payment_instructions"] == instructions
+    card = charge_payload(payment_instructions=instructions)
     assert refusal(api.post("/orders", order_payload(charges=[card]))) == (
         "40002",
         "charges[0].payment_instructions",
     )
+
+
+def test_the_charge_objects_single_discount_object_is_taken_too(api, today):
+    """The charge object's table writes ``discounts`` as one ``{date, value}`` object."""
+    due = today + timedelta(days=3)
+    instructions = {"discounts": {"date": due.isoformat(), "value": 500}}
+    order = boleto_order(api, due, payment_instructions=instructions)
+    assert order["charges"][0]["payment_instructions"] == instructions
+
+
+def test_discount_in_the_singular_is_not_pagbanks_key(api, today):
+    due = today + timedelta(days=3)
+    instructions = {"discount": {"date": due.isoformat(), "value": 100}}
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40003",
+        "charges[0].payment_instructions.discount",
+    )
+
+
+@pytest.mark.parametrize(
+    ("part", "entry", "field"),
+    [
+        ("fine", {"value": 10000}, "value"),  # 0,01 % to 99,99 %
+        ("fine", {"value": 0}, "value"),
+        ("interest", {"value": 6000}, "value"),  # 0,01 % to 59,99 %
+        ("fine", {"days_after_due": 0}, "date"),  # from the day after the due date
+        ("interest", {"days_after_due": 0}, "date"),
+        ("discounts", {"value": 10000}, "value"),
+        ("discounts", {"days_after_due": 1}, "due_date"),  # until the due date
+    ],
+)
+def test_payment_instructions_limits_and_dates(api, today, part, entry, field):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    target = instructions[part][0] if part == "discounts" else instructions[part]
+    if "value" in entry:
+        target["value"] = entry["value"]
+    else:
+        key = "due_date" if part == "discounts" else "date"
+        target[key] = (due + timedelta(days=entry["days_after_due"])).isoformat()
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    where = f"{part}[0]" if part == "discounts" else part
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        f"charges[0].payment_instructions.{where}.{field}",
+    )
+
+
+@pytest.mark.parametrize(("fine", "interest", "discount"), [(1, 1, 1), (9999, 5999, 9999)])
+def test_payment_instructions_bounds_accepted(api, today, fine, interest, discount):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    instructions["fine"]["value"] = fine
+    instructions["interest"]["value"] = interest
+    instructions["discounts"][0]["value"] = discount
+    order = boleto_order(api, due, payment_instructions=instructions)
+    assert order["charges"][0]["status"] == "WAITING"
+
+
+def test_a_proposta_boleto_takes_no_payment_instructions(api, today):
+    """ "Proposta: não permite juros/multas/desconto"; COBRANCA does."""
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    body["payment_method"]["boleto"]["template"] = "PROPOSTA"
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.template",
+    )
+    body["payment_method"]["boleto"]["template"] = "COBRANCA"
+    assert api.post("/orders", order_payload(charges=[body])).status_code == 201
+    body["payment_method"]["boleto"]["template"] = "cobranca"
+    assert refusal(api.post("/orders", order_payload(charges=[body])))[0] == "40002"
+
+
+def test_payment_instructions_inside_payment_method_as_the_charge_object_lists_them(api, today):
+    due = today + timedelta(days=3)
+    body = samples.boleto_charge_request(due.isoformat())
+    body["payment_method"]["payment_instructions"] = docs_instructions(due)
+    order = api.create_order(charges=[body])
+    assert order["charges"][0]["payment_instructions"] == docs_instructions(due)

@@ -26,7 +26,9 @@ from ..state.clock import PROVIDER_TZ
 from ..state.store import Call, ChargeRecord, OrderRecord, State
 from ..state.validation import (
     field_path,
+    item_path,
     reject_unknown,
+    require_int,
     require_object,
     require_str,
     require_tax_id,
@@ -36,11 +38,13 @@ from ..state.validation import (
 from . import barcode as bars
 from .cards import settled_response
 
-BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder"})
+BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder", "template"})
 INSTRUCTION_KEYS = frozenset({"line_1", "line_2"})
 BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
-PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
-PENALTY_KEYS = frozenset({"date", "value", "percentage"})
+PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discounts"})
+PENALTY_KEYS = frozenset({"date", "value"})
+DISCOUNT_KEYS = frozenset({"due_date", "value"})
+_DAY = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 LONGEST_TERM = dt.timedelta(days=rules.BOLETO_LONGEST_TERM_DAYS)
 
 
@@ -84,6 +88,7 @@ def validate_boleto(value: Any, path: str, now: datetime) -> tuple[dt.date, dict
         reject_unknown(lines, INSTRUCTION_KEYS, lines_path)
         for key in sorted(INSTRUCTION_KEYS):
             require_str(lines, key, lines_path, limit="instruction_line", optional=True)
+    require_str(boleto, "template", path, choices=rules.BOLETO_TEMPLATES, optional=True)
     holder_path = field_path(path, "holder")
     holder = require_object(boleto.get("holder"), holder_path)
     reject_unknown(holder, BOLETO_HOLDER_KEYS, holder_path)
@@ -94,26 +99,68 @@ def validate_boleto(value: Any, path: str, now: datetime) -> tuple[dt.date, dict
     return due, boleto
 
 
-def validate_payment_instructions(value: Any, path: str) -> dict[str, Any] | None:
-    """``payment_instructions{fine?, interest?, discount?}``: accepted and echoed (PagBank's
-    sandbox is reported to drop them; the emulator keeps them, and applies none)."""
+def _day(data: dict[str, Any], key: str, path: str) -> dt.date | None:
+    text = require_str(data, key, path, pattern=_DAY, optional=True)
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise errors.invalid(field_path(path, key)) from None
+
+
+def _percent(data: dict[str, Any], path: str, part: str) -> None:
+    """``value``: a percentage times 100, 1 up to the part's limit (``40002`` otherwise)."""
+    limit = rules.BOLETO_INSTRUCTION_LIMITS[part]
+    require_int(data, "value", path, minimum=1, maximum=limit)
+
+
+def _discounts(value: Any, path: str, due: dt.date) -> None:
+    """``discounts``: the use case's list of ``{due_date, value}``, or the charge object's one
+    ``{date, value}`` object; each until the due date at the latest."""
+    if isinstance(value, dict):
+        reject_unknown(value, PENALTY_KEYS, path)
+        _percent(value, path, "discounts")
+        day = _day(value, "date", path)
+        if day is not None and day > due:
+            raise errors.invalid(field_path(path, "date"), "discount_after_the_due_date")
+        return
+    if not isinstance(value, list) or not value:
+        raise errors.invalid(path)
+    for index, entry in enumerate(value):
+        where = item_path(path, index)
+        entry = require_object(entry, where)
+        reject_unknown(entry, DISCOUNT_KEYS, where)
+        _percent(entry, where, "discounts")
+        day = _day(entry, "due_date", where)
+        if day is not None and day > due:
+            raise errors.invalid(field_path(where, "due_date"), "discount_after_the_due_date")
+
+
+def validate_payment_instructions(value: Any, path: str, due: dt.date) -> dict[str, Any] | None:
+    """``payment_instructions{fine?, interest?, discounts?}`` of a boleto due on ``due``.
+
+    Each ``value`` is a percentage times 100 (fine and discounts 1 to 9999,
+    interest 1 to 5999); fine and interest apply from the day after the due
+    date, discounts until it. Taken and echoed (the bank applies them; the
+    emulator's payer pays the amount).
+    """
     if value is None:
         return None
     instructions = require_object(value, path)
     reject_unknown(instructions, PAYMENT_INSTRUCTIONS_KEYS, path)
-    for key in sorted(PAYMENT_INSTRUCTIONS_KEYS):
+    for key in ("fine", "interest"):
         if instructions.get(key) is None:
             continue
         part_path = field_path(path, key)
         part = require_object(instructions[key], part_path)
         reject_unknown(part, PENALTY_KEYS, part_path)
-        require_str(part, "date", part_path, pattern=r"[0-9]{4}-[0-9]{2}-[0-9]{2}", optional=True)
-        for number in ("value", "percentage"):
-            amount = part.get(number)
-            if amount is not None and (
-                isinstance(amount, bool) or not isinstance(amount, int) or amount < 0
-            ):
-                raise errors.invalid(field_path(part_path, number))
+        _percent(part, part_path, key)
+        day = _day(part, "date", part_path)
+        if day is not None and day <= due:
+            raise errors.invalid(field_path(part_path, "date"), "must_be_after_the_due_date")
+    if instructions.get("discounts") is not None:
+        _discounts(instructions["discounts"], field_path(path, "discounts"), due)
     return dict(instructions)
 
 
@@ -128,10 +175,29 @@ def parse_boleto_charge(
     metadata: dict[str, Any] | None,
     now: datetime,
 ) -> BoletoRequest:
-    """A ``BOLETO`` charge: no card, no installments, no capture; a due date and a payer."""
-    reject_unknown(method, {"type", "boleto"}, method_path)
+    """A ``BOLETO`` charge: no card, no installments, no capture; a due date and a payer.
+
+    ``payment_instructions`` sit on the charge (the use case) or inside
+    ``payment_method`` (the charge object's table): both are taken.
+    """
+    reject_unknown(method, {"type", "boleto", "payment_instructions"}, method_path)
     amount = validate_amount(charge.get("amount"), field_path(path, "amount"))
-    due, boleto = validate_boleto(method.get("boleto"), field_path(method_path, "boleto"), now)
+    boleto_path = field_path(method_path, "boleto")
+    due, boleto = validate_boleto(method.get("boleto"), boleto_path, now)
+    instructions_path = field_path(path, "payment_instructions")
+    sent = charge.get("payment_instructions")
+    if method.get("payment_instructions") is not None:
+        if sent is not None:
+            raise errors.invalid(instructions_path, "payment_instructions_given_twice")
+        sent, instructions_path = (
+            method["payment_instructions"],
+            field_path(method_path, "payment_instructions"),
+        )
+    instructions = validate_payment_instructions(sent, instructions_path, due)
+    if instructions and boleto.get("template") == "PROPOSTA":
+        # "Proposta: não permite juros/multas/desconto"
+        where = field_path(boleto_path, "template")
+        raise errors.invalid(where, "payment_instructions_need_template_cobranca")
     return BoletoRequest(
         reference_id=reference_id,
         description=description,
@@ -139,9 +205,7 @@ def parse_boleto_charge(
         currency=charge["amount"].get("currency") or "BRL",
         due_date=due,
         boleto=boleto,
-        payment_instructions=validate_payment_instructions(
-            charge.get("payment_instructions"), field_path(path, "payment_instructions")
-        ),
+        payment_instructions=instructions,
         metadata=metadata,
     )
 
