@@ -55,6 +55,8 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "email": (10, 255),
     "description": (1, 64),
     "holder.name": (1, 30),
+    # The charge object's table: a boleto's payer, 1-30 (the bank prints it).
+    "boleto.holder.name": (1, 30),
     "street": (1, 160),
     "address.number": (1, 20),
     "complement": (1, 40),
@@ -146,6 +148,21 @@ def valid_tax_id(value: str) -> bool:
 def storable_text(value: str) -> bool:
     """No character a database text column can't hold: NUL (PostgreSQL), a lone surrogate."""
     return not any(char == "\x00" or "\ud800" <= char <= "\udfff" for char in value)
+
+
+def boleto_payer_name(name: str) -> str:
+    """``name`` as a boleto's payer fits PagBank's 30 characters: whole words while they fit
+    (a single longer word is cut), as the partner plugin shortens it. PagBank refuses a
+    longer name; a shop that would rather ask the shopper can refuse one instead."""
+    low, high = FIELD_LIMITS["boleto.holder.name"]
+    words = name.split()
+    kept = ""
+    for word in words:
+        candidate = f"{kept} {word}" if kept else word
+        if len(candidate) > high:
+            break
+        kept = candidate
+    return kept or " ".join(words)[:high]
 
 
 def forbidden_name_characters(name: str) -> str:

@@ -326,3 +326,27 @@ def test_a_payment_method_that_is_not_an_object_is_refused_naming_it():
     body = samples.order_request(charges=[samples.charge_request(payment_method="BOLETO")])
 
     assert paths_of(lambda: validate_order_dict(body)) == ["charges[0].payment_method"]
+
+
+@pytest.mark.parametrize(("length", "accepted"), [(30, True), (31, False)])
+def test_the_payers_name_is_at_most_30_characters(length, accepted):
+    payer = dataclasses.replace(boleto().holder, name=("Jose da Silva " * 3)[:length].strip())
+    built = boleto_charge(boleto(holder=payer))
+    if accepted:
+        assert built.errors() == []
+    else:
+        assert paths_of(built.validate) == ["payment_method.boleto.holder.name"]
+
+
+@pytest.mark.parametrize(
+    ("name", "shortened"),
+    [
+        ("Maria Aparecida dos Santos Oliveira Ferreira", "Maria Aparecida dos Santos"),
+        ("Jose da Silva", "Jose da Silva"),
+        ("A" * 40, "A" * 30),  # one word: cut where it must be
+        ("Joao Pedro de Alcantara Francisco", "Joao Pedro de Alcantara"),
+    ],
+)
+def test_boleto_payer_name_shortens_at_a_word(name, shortened):
+    assert rules.boleto_payer_name(name) == shortened
+    assert len(rules.boleto_payer_name(name)) <= 30

@@ -36,7 +36,11 @@ def _check_day(problems: Problems, path: str, value: Any, *, required: bool) -> 
 
 @dataclass(frozen=True)
 class BoletoHolder(Builder):
-    """``boleto.holder``: who pays the boleto, with the address the bank prints on it."""
+    """``boleto.holder``: who pays the boleto, with the address the bank prints on it.
+
+    ``name`` is 1 to 30 characters (PagBank's table); a longer one is refused, naming
+    the field: :func:`django_orderpay.rules.boleto_payer_name` shortens one at a word.
+    """
 
     name: str
     tax_id: str
@@ -44,7 +48,9 @@ class BoletoHolder(Builder):
     address: Address
 
     def collect(self, problems: Problems, path: str) -> None:
-        collect_person(problems, path, self.name, self.email, self.tax_id)
+        collect_person(
+            problems, path, self.name, self.email, self.tax_id, name_limit="boleto.holder.name"
+        )
         address_path = join(path, "address")
         if problems.instance(address_path, self.address, Address):
             self.address.collect(problems, address_path)

@@ -37,9 +37,17 @@ class Phone(Builder):
         }
 
 
-def collect_person(problems: Problems, path: str, name: Any, email: Any, tax_id: Any) -> None:
+def collect_person(
+    problems: Problems,
+    path: str,
+    name: Any,
+    email: Any,
+    tax_id: Any,
+    *,
+    name_limit: str = "customer.name",
+) -> None:
     """A person's ``name``, ``email`` and ``tax_id`` (a customer, a boleto's payer)."""
-    problems.name(join(path, "name"), name, limit="customer.name")
+    problems.name(join(path, "name"), name, limit=name_limit)
     problems.text(
         join(path, "email"),
         email,

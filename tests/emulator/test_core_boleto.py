@@ -328,3 +328,15 @@ def test_payment_instructions_inside_payment_method_as_the_charge_object_lists_t
     body["payment_method"]["payment_instructions"] = docs_instructions(due)
     order = api.create_order(charges=[body])
     assert order["charges"][0]["payment_instructions"] == docs_instructions(due)
+
+
+@pytest.mark.parametrize(("length", "accepted"), [(1, True), (30, True), (31, False)])
+def test_the_payers_name_is_1_to_30_characters(api, today, length, accepted):
+    """The charge object's table: ``boleto.holder.name`` 1-30 characters."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["payment_method"]["boleto"]["holder"]["name"] = ("Jose da Silva " * 3)[:length]
+    response = api.post("/orders", order_payload(charges=[body]))
+    if accepted:
+        assert response.status_code == 201, response.text
+    else:
+        assert refusal(response) == ("40002", "charges[0].payment_method.boleto.holder.name")
