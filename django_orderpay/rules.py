@@ -154,7 +154,7 @@ def boleto_payer_name(name: str) -> str:
     """``name`` as a boleto's payer fits PagBank's 30 characters: whole words while they fit
     (a single longer word is cut), as the partner plugin shortens it. PagBank refuses a
     longer name; a shop that would rather ask the shopper can refuse one instead."""
-    low, high = FIELD_LIMITS["boleto.holder.name"]
+    _low, high = FIELD_LIMITS["boleto.holder.name"]
     words = name.split()
     kept = ""
     for word in words:
