@@ -11,6 +11,7 @@ import pytest
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import (
     Amount,
+    AuthenticationMethod,
     Card,
     ChargeRequest,
     DeepLink,
@@ -661,3 +662,33 @@ def test_a_dict_receiver_account_id_of_the_wrong_type_is_named(account_id):
     with pytest.raises(PayloadError) as caught:
         validate_pay_dict(body)
     assert caught.value.paths == ["charges[0].splits.receivers[0].account.id"]
+
+
+LIABLE = Splits.percentage(
+    Receiver.percentage(ACCOUNT_A, 80), Receiver.percentage(ACCOUNT_B, 20, liable=True)
+)
+THREEDS = AuthenticationMethod.external(cavv="BwABBylVaQAAAAFwllVpAAAAAAA=", eci="05")
+
+
+def test_a_liable_receiver_with_3ds_is_refused_as_pagbank_does():
+    """ "3DS authentication is not valid method for split transactions with liable
+    configuration": named where PagBank names it."""
+    method = PaymentMethod(card=raw_card(), authentication_method=THREEDS)
+    built = charge(amount=Amount(10000), payment_method=method, splits=LIABLE)
+    with pytest.raises(PayloadError) as caught:
+        built.validate("charges[0]")
+    assert caught.value.paths == ["charges[0].payment_method.authentication_method.type"]
+    not_liable = Splits.percentage(
+        Receiver.percentage(ACCOUNT_A, 80), Receiver.percentage(ACCOUNT_B, 20)
+    )
+    charge(amount=Amount(10000), payment_method=method, splits=not_liable).validate()
+    charge(amount=Amount(10000), splits=LIABLE).validate()
+
+
+def test_a_liable_receiver_on_a_debit_card_is_refused():
+    """ "The liable configuration can only be applied for credit card payments"."""
+    method = PaymentMethod.debit(raw_card(store=None), THREEDS)
+    built = charge(amount=Amount(10000), payment_method=method, splits=LIABLE)
+    with pytest.raises(PayloadError) as caught:
+        built.validate()
+    assert caught.value.paths == ["splits.receivers[1].configurations.liable"]

@@ -10,7 +10,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, index, is_int, join
-from .authentication import BuyerInterest
+from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
 
@@ -345,6 +345,8 @@ class ChargeRequest(Builder):
                 charge_amount=charge_amount,
                 recurring=self.recurring is not None,
             )
+        if isinstance(self.splits, Splits):
+            self._collect_liable(problems, path, self.splits, method)
         instructions_path = join(path, "payment_instructions")
         instructions = self.payment_instructions
         if problems.instance(instructions_path, instructions, PaymentInstructions, required=False):
@@ -359,6 +361,28 @@ class ChargeRequest(Builder):
                         "a PROPOSTA boleto takes no fine, interest or discount: use COBRANCA",
                     )
             instructions.collect(problems, instructions_path, due_date=due)  # type: ignore[union-attr]
+
+    @staticmethod
+    def _collect_liable(problems: Problems, path: str, splits: Splits, method: Any) -> None:
+        """A liable receiver only on a credit card without 3-D Secure (PagBank's error table:
+        "The liable configuration can only be applied for credit card payments"; "3DS
+        authentication is not valid method for split transactions with liable configuration")."""
+        liable = next(
+            (n for n, r in enumerate(splits.receivers) if isinstance(r, Receiver) and r.liable),
+            None,
+        )
+        if liable is None:
+            return
+        if not isinstance(method, PaymentMethod) or method.type != "CREDIT_CARD":
+            where = join(path, f"splits.receivers[{liable}].configurations.liable")
+            problems.add(where, "a liable receiver is for credit card payments only")
+            return
+        auth = method.authentication_method
+        if isinstance(auth, AuthenticationMethod) and auth.type == "THREEDS":
+            problems.add(
+                join(path, "payment_method.authentication_method.type"),
+                "3-D Secure is not taken on a split with a liable receiver: drop one of them",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         instructions = self.payment_instructions

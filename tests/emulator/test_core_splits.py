@@ -320,3 +320,47 @@ def test_a_liable_receiver_is_refused_with_recurring(api):
     assert error_of(response)["parameter_name"] == (
         "charges[0].splits.receivers[1].configurations.liable"
     )
+
+
+EXTERNAL_3DS = {"type": "THREEDS", "cavv": "BwABBylVaQAAAAFwllVpAAAAAAA=", "eci": "05"}
+
+
+def liable_splits(liable=True):
+    splits = {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_B, "3000"))}
+    splits["receivers"][1]["configurations"] = {"liable": liable}
+    return splits
+
+
+def test_a_liable_receiver_is_refused_with_3ds(api):
+    """The error table: "3DS authentication is not valid method for split transactions with
+    liable configuration", on ``payment_method.authentication_method.type``."""
+    charge = split_charge(liable_splits())
+    charge["payment_method"]["authentication_method"] = EXTERNAL_3DS
+    response = pay_split_charge(api, charge)
+    assert refusal(response) == (
+        "40002",
+        "charges[0].payment_method.authentication_method.type",
+    )
+    assert "liable" in error_of(response)["description"]
+    not_liable = split_charge(liable_splits(False))
+    not_liable["payment_method"]["authentication_method"] = EXTERNAL_3DS
+    assert pay_split_charge(api, not_liable).status_code == 201
+    without_3ds = pay_split_charge(api, split_charge(liable_splits()))
+    assert without_3ds.status_code == 201, without_3ds.text
+
+
+def test_a_liable_receiver_is_refused_on_a_debit_card(api):
+    """ "The liable configuration can only be applied for credit card payments": a debit,
+    always 3-D Secure, can never pass with one."""
+    charge = split_charge(liable_splits())
+    method = charge["payment_method"]
+    method.update(type="DEBIT_CARD", authentication_method=EXTERNAL_3DS)
+    method.pop("capture", None)
+    response = pay_split_charge(api, charge)
+    assert refusal(response) == ("40002", "charges[0].splits.receivers[1].configurations.liable")
+    assert "credit card" in error_of(response)["description"]
+
+
+def pay_split_charge(api, charge):
+    order = api.create_order()
+    return api.post(f"/orders/{order['id']}/pay", {"charges": [charge]})

@@ -27,7 +27,7 @@ from ..state.validation import (
 )
 from .boleto import BoletoRequest, parse_boleto_charge
 from .cards import Card, resolve_card
-from .splits import validate_splits
+from .splits import check_liable, validate_splits
 from .threeds import ChargeAuthentication, check_authentication
 
 CHARGE_KEYS = frozenset(
@@ -191,13 +191,21 @@ def parse_charge(
         recurring = parse_recurring(charge["recurring"], field_path(path, "recurring"))
     splits = charge.get("splits")
     if splits is not None:
-        validate_splits(
+        liable = validate_splits(
             splits,
             charge_amount=amount,
             merchant_account=account,
             recurring=recurring is not None,
             path=field_path(path, "splits"),
         )
+        if liable is not None:
+            sent = method.get("authentication_method")
+            check_liable(
+                liable,
+                payment_type=kind or "CREDIT_CARD",
+                authentication_type=sent.get("type") if isinstance(sent, dict) else None,
+                method_path=method_path,
+            )
     return ChargeRequest(
         reference_id=reference_id,
         description=description,
