@@ -396,3 +396,68 @@ def test_admin_shows_the_debit_type_the_3ds_result_and_the_interest(orderpay_emu
     assert "R$ 8.87" in page  # the buyer's interest of 4 installments of R$ 100.00
     pt = boss.get(change("charge", debit.pk), HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
     assert "Cartão de débito" in pt and f"autenticado ({result['id']})" in pt
+
+
+def card_form_config(order=None, form=None) -> dict[str, Any]:
+    form = form or CardCheckoutForm(threeds=True, amount=500)
+    html = Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
+        Context({"form": form, "order": order or open_order()})
+    )
+    start = html.index('data-orderpay-3ds="') + len('data-orderpay-3ds="')
+    raw = html[start : html.index('"', start)].replace("&quot;", '"')
+    return json.loads(raw.replace("&#x27;", "'").replace("&amp;", "&"))
+
+
+def authenticate_with(provider, session: str, number: str, amount: int) -> requests.Response:
+    data = {
+        "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
+        "paymentMethod": {
+            "type": "CREDIT_CARD",
+            "installments": 1,
+            "card": {"number": number, "expMonth": "12", "expYear": "2030"},
+        },
+        "amount": {"value": amount, "currency": "BRL"},
+        "billingAddress": {"street": "Av. Paulista", "postalCode": "01311300"},
+    }
+    return requests.post(
+        provider.base_url + "/checkout-sdk/authentications",
+        json={"session": session, "data": data},
+        timeout=5,
+    )
+
+
+def test_a_page_left_open_past_30_minutes_gets_a_new_session(client, orderpay_emulator):
+    """A 3-D Secure session lasts 30 minutes (PagBank's guide: then a new one, and setUp
+    again). The page carries where to ask for a fresh one; checkout.js asks before each
+    authentication, as the official plugin does."""
+    order = open_order()
+    config = card_form_config(order)
+    orderpay_emulator.advance_clock(31 * 60)
+    stale = authenticate_with(orderpay_emulator, config["session"], FRICTIONLESS, 500)
+    assert stale.status_code == 400  # the page's own session has expired
+
+    renewed = client.post(config["sessionUrl"], {"token": config["sessionToken"]})
+    assert renewed.status_code == 200, renewed.content
+    fresh = renewed.json()
+    assert fresh["env"] == "SANDBOX" and fresh["session"] != config["session"]
+    assert orderpay_emulator.token not in renewed.content.decode()
+    result = authenticate_with(orderpay_emulator, fresh["session"], FRICTIONLESS, 500).json()
+    assert result["status"] == "AUTH_FLOW_COMPLETED"
+    form = CardCheckoutForm(
+        posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"]),
+        threeds=True,
+        amount=500,
+    )
+    assert form.is_valid(), form.errors
+    assert form.pay(order, 500).charges.get().status == "PAID"
+
+
+def test_the_session_view_answers_only_a_token_this_shop_made(client, orderpay_emulator):
+    config = card_form_config()
+    url = config["sessionUrl"]
+    assert client.post(url, {"token": config["sessionToken"] + "x"}).status_code == 400
+    assert client.post(url, {}).status_code == 400
+    assert client.get(url, {"token": config["sessionToken"]}).status_code == 405
+    orderpay_emulator.inject_fault("http_500_json", path_prefix="/checkout-sdk/sessions")
+    failed = client.post(url, {"token": config["sessionToken"]})
+    assert failed.status_code == 502 and "session" not in failed.json()
