@@ -134,10 +134,21 @@ def test_two_step_order_has_no_charges_and_pays_later():
     }
 
 
-def test_an_encrypted_card_without_its_holders_name_is_refused_naming_it():
-    with pytest.raises(PayloadError) as caught:
-        PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).to_dict()
-    assert caught.value.paths == [f"{CARD}.holder.name"]
+def test_an_encrypted_card_with_its_holder_on_the_payment_method_is_sent():
+    """As the official plugin sends it in production, and PagBank's encrypted-card example:
+    ``card.encrypted`` alone, the holder in ``payment_method.holder``."""
+    method = PaymentMethod(
+        Card.from_encrypted(ENCRYPTED), holder=Holder("Jose da Silva", "12345678909")
+    )
+    body = PayRequest([charge(payment_method=method)]).to_dict()
+    sent = body["charges"][0]["payment_method"]
+    assert sent["card"] == {"encrypted": ENCRYPTED}
+    assert sent["holder"] == {"name": "Jose da Silva", "tax_id": "12345678909"}
+    PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).validate()  # no holder at all
+    dict_body = {"charges": [{**body["charges"][0]}]}
+    assert validate_pay_dict(dict_body) == dict_body
+    tax_id_only = PaymentMethod(Card.from_encrypted(ENCRYPTED), holder=Holder(tax_id="12345678909"))
+    PayRequest([charge(payment_method=tax_id_only)]).validate()
 
 
 def test_store_on_the_payment_method_is_sent_inside_card_with_a_warning():

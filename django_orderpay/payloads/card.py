@@ -82,8 +82,12 @@ class Card(Builder):
     ) -> Card:
         """A card encrypted in the browser by the SDK (``encryptedCard``).
 
-        ``holder`` (its name, as typed in the checkout) is required: PagBank asks
-        for ``card.holder.name`` beside an encrypted card. It is not a secret.
+        ``holder`` (its name, as typed in the checkout; not a secret) is sent as
+        ``card.holder`` when given. PagBank's reference calls it required with
+        an encrypted card, but its own encrypted-card example and the official
+        plugin send none (the name is inside the blob, and the holder may go in
+        ``PaymentMethod(holder=...)``): both are taken. This package's checkout
+        sends it.
         """
         return cls(
             encrypted=encrypted,
@@ -161,9 +165,6 @@ class Card(Builder):
         if kind != "raw":
             problems.digits(join(path, "security_code"), self.security_code, 3, 4, required=False)
             self._collect_holder(problems, path, required=False)
-        if kind == "encrypted" and not (isinstance(self.holder, Holder) and self.holder.name):
-            # PagBank: "Obrigatório para cobranças com 3DS e Criptografia".
-            problems.add(join(path, "holder.name"), "is required with an encrypted card")
         problems.boolean(join(path, "store"), self.store)
 
     def _collect_raw(self, problems: Problems, path: str) -> None:
@@ -228,6 +229,9 @@ class PaymentMethod(Builder):
     soft_descriptor: str | None = None
     type: str = "CREDIT_CARD"
     authentication_method: AuthenticationMethod | None = None
+    #: ``payment_method.holder``: who pays (name and CPF/CNPJ), as the official plugin and
+    #: PagBank's encrypted-card example send it beside ``card.encrypted``.
+    holder: Holder | None = None
 
     @classmethod
     def debit(
@@ -277,6 +281,9 @@ class PaymentMethod(Builder):
             limit="soft_descriptor",
             required=False,
         )
+        holder_path = join(path, "holder")
+        if problems.instance(holder_path, self.holder, Holder, required=False):
+            self.holder.collect(problems, holder_path, name_required=False)  # type: ignore[union-attr]
         card_path = join(path, "card")
         if problems.instance(card_path, self.card, Card):
             self.card.collect(problems, card_path)
@@ -312,4 +319,5 @@ class PaymentMethod(Builder):
             authentication_method=auth.to_dict()
             if isinstance(auth, AuthenticationMethod)
             else auth,
+            holder=self.holder.to_dict() if isinstance(self.holder, Holder) else self.holder,
         )

@@ -55,7 +55,16 @@ CHARGE_KEYS = frozenset(
 )
 AMOUNT_KEYS = frozenset({"value", "currency", "fees"})
 PAYMENT_METHOD_KEYS = frozenset(
-    {"type", "installments", "capture", "store", "card", "soft_descriptor", "authentication_method"}
+    {
+        "type",
+        "installments",
+        "capture",
+        "store",
+        "card",
+        "soft_descriptor",
+        "authentication_method",
+        "holder",
+    }
 )
 AUTHENTICATION_KEYS = frozenset(
     {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
@@ -182,6 +191,7 @@ def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> An
             card = dataclasses.replace(card, store=store)
     auth = r.field(data, "authentication_method", path, AUTHENTICATION_KEYS)
     return PaymentMethod(
+        holder=_holder(r, data, path),
         authentication_method=(
             _plain(AuthenticationMethod, AUTHENTICATION_KEYS, auth) if auth is not None else None
         ),

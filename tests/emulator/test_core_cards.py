@@ -456,7 +456,7 @@ def test_subsequent_without_recurrence_id_or_original_amount_is_not_blocked(api)
         (raw_card(security_code="12"), "card.security_code", "40002"),
         (raw_card(security_code=None), "card.security_code", "40001"),
         (raw_card(holder=None), "card.holder.name", "40001"),
-        ({"encrypted": "QUJD"}, "card.holder.name", "40001"),  # PagBank asks for it
+        ({"encrypted": "QUJD"}, "card.encrypted", "40002"),  # no holder needed; not a blob
         (raw_card(holder={"name": "J0se"}), "card.holder.name", "40002"),
         (raw_card(holder={"name": "Jose", "tax_id": "123"}), "card.holder.tax_id", "40002"),
         (raw_card(store="yes"), "card.store", "40002"),
@@ -484,3 +484,21 @@ def test_exp_month_and_year_may_be_integers_and_answer_as_strings(api):
 
     card = charge["payment_method"]["card"]
     assert (card["exp_month"], card["exp_year"]) == ("03", "2031")
+
+
+def test_an_encrypted_card_without_a_holder_beside_it_is_paid(api):
+    """The official plugin sends ``card.encrypted`` with ``payment_method.holder{name, tax_id}``
+    and no ``card.holder``, in production; PagBank's encrypted-card example does too."""
+    blob = encrypted(api)
+    charge = charge_payload({"encrypted": blob, "store": False})
+    charge["payment_method"]["holder"] = {"name": "Jose da Silva", "tax_id": "12345678909"}
+    response = api.post("/orders", order_payload(charges=[charge]))
+    assert response.status_code == 201, response.text
+    answered = response.json()["charges"][0]
+    assert answered["status"] == "PAID"
+    assert answered["payment_method"]["card"]["holder"]["name"] == "Jose da Silva"  # the blob's
+    bare = pay(api, {"encrypted": encrypted(api)})
+    assert bare["status"] == "PAID"
+    tax_id_only = charge_payload({"encrypted": encrypted(api)})
+    tax_id_only["payment_method"]["holder"] = {"tax_id": "12345678909"}
+    assert api.post("/orders", order_payload(charges=[tax_id_only])).status_code == 201

@@ -216,8 +216,10 @@ def resolve_card(card_json: Any, path: str, *, account: str, state: State) -> tu
         return Card(number, month, year, holder), store
 
     _only(card, path, source)
-    # PagBank: card.holder.name "Obrigatório para cobranças com 3DS e Criptografia".
-    holder = _holder_name(card, path, required=source == "encrypted")
+    # The docs call card.holder.name "Obrigatório para cobranças com 3DS e Criptografia",
+    # yet their encrypted-card example and the official plugin (in production) send none:
+    # taken either way (docs/emulator.md), the name then read from the blob.
+    holder = _holder_name(card, path, required=False)
     if source == "encrypted":
         where = field_path(path, "encrypted")
         blob = require_str(card, "encrypted", path)

@@ -167,7 +167,8 @@ def parse_charge(
     )
     holder = None
     if method.get("holder") is not None:
-        validate_holder(method["holder"], field_path(method_path, "holder"))
+        # The official plugin sends {tax_id} alone when it has no name.
+        validate_holder(method["holder"], field_path(method_path, "holder"), name_required=False)
         holder = dict(method["holder"])
     card, store_in_card = resolve_card(
         method.get("card"), field_path(method_path, "card"), account=account, state=state
