@@ -62,6 +62,9 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "complement": (1, 40),
     "locality": (1, 60),
     "city": (1, 90),
+    # The state's name and the country as written (a boleto's payer: "Brasil").
+    "region": (1, 50),
+    "country": (1, 50),
     "soft_descriptor": (1, 22),
     "item.reference_id": (1, 255),
     "instruction_line": (1, 75),
@@ -75,6 +78,9 @@ PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
 PIX_REFUND_DAYS: Final = 90
 #: How far ahead a boleto's due date may be (our bound: PagBank documents none).
 BOLETO_LONGEST_TERM_DAYS: Final = 365
+#: ``boleto.days_until_expiration``: how many days after its due date a boleto may still be
+#: paid (the docs' example: 45). The bound is ours (PagBank documents none): ten years.
+BOLETO_LONGEST_EXPIRATION_DAYS: Final = 3650
 #: A boleto's fine, interest and discounts (``payment_instructions``): each ``value`` is a
 #: percentage times 100 (200 is 2,00 %), from 1 up to these (PagBank's "criar e pagar pedido
 #: com boleto": fine 0,01 % to 99,99 %, interest to 59,99 %, discounts to 99,99 %).

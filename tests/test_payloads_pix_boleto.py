@@ -350,3 +350,35 @@ def test_the_payers_name_is_at_most_30_characters(length, accepted):
 def test_boleto_payer_name_shortens_at_a_word(name, shortened):
     assert rules.boleto_payer_name(name) == shortened
     assert len(rules.boleto_payer_name(name)) <= 30
+
+
+def test_the_docs_boleto_payer_and_days_until_expiration_are_built():
+    """The docs' payer (``address.region``, ``country: "Brasil"``), ``template`` and
+    ``days_until_expiration`` (the reference types it as a string)."""
+    payer = BoletoHolder(
+        "Joao Silva",
+        "07578643096",
+        "email@gmail.com",
+        Address(
+            street="RUA DOUTOR ANTONIO BENTO",
+            number="123",
+            locality="Santo Amaro",
+            city="São Paulo",
+            region_code="SP",
+            postal_code="04750001",
+            country="Brasil",
+            region="SP",
+        ),
+    )
+    method = boleto(holder=payer, template="COBRANCA", days_until_expiration=45)
+    built = boleto_charge(method)
+    assert built.errors() == []
+    sent = built.to_dict()["payment_method"]["boleto"]
+    assert sent["days_until_expiration"] == "45" and sent["template"] == "COBRANCA"
+    assert sent["holder"]["address"]["region"] == "SP"
+    assert sent["holder"]["address"]["country"] == "Brasil"
+    assert paths_of(boleto_charge(boleto(days_until_expiration=-1)).validate) == [
+        "payment_method.boleto.days_until_expiration"
+    ]
+    body = samples.order_request(charges=[dict(built.to_dict())])
+    assert validate_order_dict(body)["charges"][0]["payment_method"]["boleto"] == sent

@@ -53,7 +53,7 @@ class BoletoHolder(Builder):
         )
         address_path = join(path, "address")
         if problems.instance(address_path, self.address, Address):
-            self.address.collect(problems, address_path)
+            self.address.collect(problems, address_path, country_as_written=True)
 
     def to_dict(self) -> dict[str, Any]:
         person = person_dict(self.name, self.email, self.tax_id)
@@ -76,6 +76,9 @@ class BoletoPayment(Builder):
     #: ``COBRANCA`` (takes fines, interest and discounts) or ``PROPOSTA`` (PagBank's default);
     #: a charge with ``payment_instructions`` sends ``COBRANCA`` when it is not given.
     template: str | None = None
+    #: Days after the due date the boleto may still be paid (with its fine and interest):
+    #: the docs' example sends 45. Sent as a string, as the reference types it.
+    days_until_expiration: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "due_date", _day(self.due_date))
@@ -95,6 +98,13 @@ class BoletoPayment(Builder):
             join(path, "boleto.template"), self.template, choices=rules.BOLETO_TEMPLATES,
             required=False,
         )  # fmt: skip
+        problems.integer(
+            join(path, "boleto.days_until_expiration"),
+            self.days_until_expiration,
+            0,
+            rules.BOLETO_LONGEST_EXPIRATION_DAYS,
+            required=False,
+        )
         lines_path = join(path, "boleto.instruction_lines")
         if len(self.instruction_lines) > 2:
             problems.add(lines_path, "a boleto has two instruction lines at most")
@@ -107,9 +117,11 @@ class BoletoPayment(Builder):
     def to_dict(self) -> dict[str, Any]:
         lines = {f"line_{n}": line for n, line in enumerate(self.instruction_lines, start=1)}
         due = self.due_date.isoformat() if isinstance(self.due_date, dt.date) else self.due_date
+        days = self.days_until_expiration
         boleto = compact(
             template=self.template,
             due_date=due,
+            days_until_expiration=str(days) if is_int(days) else days,
             instruction_lines=lines or None,
             holder=self.holder.to_dict() if isinstance(self.holder, BoletoHolder) else self.holder,
         )

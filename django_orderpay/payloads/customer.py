@@ -138,7 +138,8 @@ class Item(Builder):
 
 @dataclass(frozen=True)
 class Address(Builder):
-    """``shipping.address``: a Brazilian address (``country`` BRA, ``postal_code`` 8 digits)."""
+    """``shipping.address``: a Brazilian address (``country`` BRA, ``postal_code`` 8 digits);
+    as a boleto payer's, ``country`` is as written (1-50 characters, the docs' "Brasil")."""
 
     street: str
     number: str
@@ -148,8 +149,10 @@ class Address(Builder):
     postal_code: str
     complement: str | None = None
     country: str = "BRA"
+    #: The state's name (1-50), beside its code: documented, and sent by the official plugin.
+    region: str | None = None
 
-    def collect(self, problems: Problems, path: str) -> None:
+    def collect(self, problems: Problems, path: str, *, country_as_written: bool = False) -> None:
         problems.text(join(path, "street"), self.street, limit="street")
         problems.text(join(path, "number"), self.number, limit="address.number")
         problems.text(join(path, "complement"), self.complement, limit="complement", required=False)
@@ -161,7 +164,11 @@ class Address(Builder):
             choices=rules.BRAZILIAN_STATES,
             choices_message="must be a Brazilian state code, 2 upper-case letters",
         )
-        problems.text(join(path, "country"), self.country, choices=("BRA",))
+        problems.text(join(path, "region"), self.region, limit="region", required=False)
+        if country_as_written:  # a boleto's payer: the docs' example writes "Brasil"
+            problems.text(join(path, "country"), self.country, limit="country")
+        else:
+            problems.text(join(path, "country"), self.country, choices=("BRA",))
         problems.digits(join(path, "postal_code"), self.postal_code, 8, 8)
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +178,7 @@ class Address(Builder):
             complement=self.complement,
             locality=self.locality,
             city=self.city,
+            region=self.region,
             region_code=self.region_code,
             country=self.country,
             postal_code=self.postal_code,

@@ -40,7 +40,17 @@ CUSTOMER_KEYS = frozenset({"name", "email", "tax_id", "phones"})
 PHONE_KEYS = frozenset({"country", "area", "number", "type"})
 ITEM_KEYS = frozenset({"reference_id", "name", "quantity", "unit_amount"})
 ADDRESS_KEYS = frozenset(
-    {"street", "number", "complement", "locality", "city", "region_code", "country", "postal_code"}
+    {
+        "street",
+        "number",
+        "complement",
+        "locality",
+        "city",
+        "region",
+        "region_code",
+        "country",
+        "postal_code",
+    }
 )
 CHARGE_KEYS = frozenset(
     {
@@ -79,7 +89,9 @@ RECEIVER_KEYS = rules.RECEIVER_KEYS
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
 BOLETO_METHOD_KEYS = frozenset({"type", "boleto", "payment_instructions"})
-BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder", "template"})
+BOLETO_KEYS = frozenset(
+    {"due_date", "instruction_lines", "holder", "template", "days_until_expiration"}
+)
 BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
 INSTRUCTION_LINE_KEYS = frozenset({"line_1", "line_2"})
 PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discounts"})
@@ -225,7 +237,14 @@ def _boleto(r: _Reader, data: Mapping[str, Any], path: str) -> BoletoPayment:
         ),
         type=data.get("type"),  # type: ignore[arg-type]
         template=boleto.get("template"),
+        days_until_expiration=_whole(boleto.get("days_until_expiration")),
     )
+
+
+def _whole(value: Any) -> Any:
+    """A number the reference types as a string ("45") as the builders' integer; anything
+    else is left to the builders' check."""
+    return int(value) if isinstance(value, str) and rules.is_digits(value, range(1, 6)) else value
 
 
 def _payment_instructions(

@@ -340,3 +340,57 @@ def test_the_payers_name_is_1_to_30_characters(api, today, length, accepted):
         assert response.status_code == 201, response.text
     else:
         assert refusal(response) == ("40002", "charges[0].payment_method.boleto.holder.name")
+
+
+def docs_boleto(due: date) -> dict:
+    """The docs' boleto ("criar e pagar pedido com boleto"), its due date moved: the holder's
+    ``address.region`` and ``country: "Brasil"``, ``template`` and ``days_until_expiration``."""
+    from tests.pagbank_docs import docs_example
+
+    charge = docs_example("10-1")["request"]["charges"][0]
+    charge["payment_method"]["boleto"]["due_date"] = due.isoformat()
+    charge["payment_instructions"] = docs_instructions(due)
+    return charge
+
+
+def test_the_docs_boleto_holder_template_and_days_until_expiration_are_taken(api, today):
+    due = today + timedelta(days=3)
+    response = api.post("/orders", order_payload(charges=[docs_boleto(due)]))
+    assert response.status_code == 201, response.text
+    boleto = response.json()["charges"][0]["payment_method"]["boleto"]
+    assert boleto["holder"]["address"]["region"] == "SP"
+    assert boleto["holder"]["address"]["country"] == "Brasil"
+    assert boleto["days_until_expiration"] == 45  # sent "45", answered as a number
+
+
+def test_a_boleto_with_days_until_expiration_is_payable_after_its_due_date(api, today):
+    """The docs' boleto takes fines and interest dated after its due date, 45 days of them:
+    it stays payable until then, and is cancelled only once they have passed."""
+    due = today + timedelta(days=3)
+    order = api.create_order(charges=[docs_boleto(due)])
+    charge_id = order["charges"][0]["id"]
+
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 10))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "WAITING"
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 45))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "WAITING"  # its last day
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 46))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "CANCELED"
+
+
+def test_a_boleto_paid_after_its_due_date_within_its_days(api, today):
+    due = today + timedelta(days=3)
+    order = api.create_order(charges=[docs_boleto(due)])
+    move_to(api, TODAY_ANCHOR + timedelta(days=20))
+    paid = api.post(f"/_emulator/boletos/{order['charges'][0]['id']}/pay", token=None)
+    assert paid.status_code == 200 and paid.json()["status"] == "PAID"
+
+
+@pytest.mark.parametrize("days", ["-1", "x", 3651, True])
+def test_days_until_expiration_is_a_whole_number_of_days(api, today, days):
+    body = docs_boleto(today + timedelta(days=3))
+    body["payment_method"]["boleto"]["days_until_expiration"] = days
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.days_until_expiration",
+    )

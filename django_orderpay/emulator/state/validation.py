@@ -34,7 +34,17 @@ FORBIDDEN_NAME_MESSAGE = "must not contains any of the characters [{}]".format(
 METADATA_LIMITS = (1, 64)
 SHIPPING_KEYS = frozenset({"address"})
 ADDRESS_KEYS = frozenset(
-    {"street", "number", "complement", "locality", "city", "region_code", "country", "postal_code"}
+    {
+        "street",
+        "number",
+        "complement",
+        "locality",
+        "city",
+        "region",
+        "region_code",
+        "country",
+        "postal_code",
+    }
 )
 AMOUNT_KEYS = frozenset({"value", "currency"})
 HOLDER_KEYS = frozenset({"name", "tax_id"})
@@ -321,8 +331,11 @@ def validate_items(items: Any, path: str = "items") -> None:
         validate_item(item, item_path(path, index))
 
 
-def validate_address(address: Any, path: str) -> None:
-    """A Brazilian address: every field but ``complement`` required, limits per the facts."""
+def validate_address(address: Any, path: str, *, country_as_written: bool = False) -> None:
+    """A Brazilian address: every field but ``complement`` and ``region`` (the state's name,
+    1-50) required, limits per the facts. ``country`` is ``BRA``, or with
+    ``country_as_written`` 1-50 characters (a boleto's payer: the docs' example writes
+    "Brasil")."""
     address = require_object(address, path)
     reject_unknown(address, ADDRESS_KEYS, path)
     require_str(address, "street", path, limit="street")
@@ -330,8 +343,12 @@ def validate_address(address: Any, path: str) -> None:
     require_str(address, "complement", path, limit="complement", optional=True)
     require_str(address, "locality", path, limit="locality")
     require_str(address, "city", path, limit="city")
+    require_str(address, "region", path, limit="region", optional=True)
     require_str(address, "region_code", path, choices=rules.BRAZILIAN_STATES)
-    require_str(address, "country", path, choices=("BRA",))
+    if country_as_written:
+        require_str(address, "country", path, limit="country")
+    else:
+        require_str(address, "country", path, choices=("BRA",))
     require_str(address, "postal_code", path, pattern=r"[0-9]{8}")
 
 
