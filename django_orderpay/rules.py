@@ -76,6 +76,8 @@ PROVIDER_TZ: Final = timezone(timedelta(hours=-3))
 PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
 #: A paid Pix can be refunded for 90 days; a boleto or card for 350.
 PIX_REFUND_DAYS: Final = 90
+#: A boleto's smallest amount: R$ 0,20 ("Esse método de pagamento impõe um valor mínimo").
+BOLETO_MIN_AMOUNT: Final = 20
 #: How far ahead a boleto's due date may be (our bound: PagBank documents none).
 BOLETO_LONGEST_TERM_DAYS: Final = 365
 #: ``boleto.days_until_expiration``: how many days after its due date a boleto may still be

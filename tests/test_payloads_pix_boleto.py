@@ -382,3 +382,12 @@ def test_the_docs_boleto_payer_and_days_until_expiration_are_built():
     ]
     body = samples.order_request(charges=[dict(built.to_dict())])
     assert validate_order_dict(body)["charges"][0]["payment_method"]["boleto"] == sent
+
+
+@pytest.mark.parametrize(("value", "accepted"), [(19, False), (20, True)])
+def test_a_boleto_charge_is_at_least_20_cents(value, accepted):
+    built = boleto_charge(amount=Amount(value))
+    if accepted:
+        assert built.errors() == []
+    else:
+        assert paths_of(built.validate) == ["amount.value"]

@@ -308,6 +308,11 @@ class ChargeRequest(Builder):
         method = self.payment_method
         if isinstance(method, BoletoPayment):
             method.collect(problems, method_path)
+            if is_int(charge_amount) and 0 < charge_amount < rules.BOLETO_MIN_AMOUNT:
+                problems.add(
+                    join(amount_path, "value"),
+                    f"a boleto is at least {rules.BOLETO_MIN_AMOUNT} cents (R$ 0,20)",
+                )
             for name in ("recurring", "splits"):
                 if getattr(self, name) is not None:
                     problems.add(join(path, name), "a boleto charge takes no " + name)

@@ -394,3 +394,15 @@ def test_days_until_expiration_is_a_whole_number_of_days(api, today, days):
         "40002",
         "charges[0].payment_method.boleto.days_until_expiration",
     )
+
+
+@pytest.mark.parametrize(("value", "accepted"), [(19, False), (20, True)])
+def test_a_boleto_is_at_least_20_cents(api, today, value, accepted):
+    """ "Esse método de pagamento impõe um valor mínimo de R$0,20"."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["amount"]["value"] = value
+    response = api.post("/orders", order_payload(charges=[body]))
+    if accepted:
+        assert response.status_code == 201, response.text
+    else:
+        assert refusal(response) == ("40002", "charges[0].amount.value")

@@ -196,7 +196,9 @@ def parse_boleto_charge(
     ``payment_method`` (the charge object's table): both are taken.
     """
     reject_unknown(method, {"type", "boleto", "payment_instructions"}, method_path)
-    amount = validate_amount(charge.get("amount"), field_path(path, "amount"))
+    amount = validate_amount(
+        charge.get("amount"), field_path(path, "amount"), minimum=rules.BOLETO_MIN_AMOUNT
+    )
     boleto_path = field_path(method_path, "boleto")
     due, boleto = validate_boleto(method.get("boleto"), boleto_path, now)
     instructions_path = field_path(path, "payment_instructions")
