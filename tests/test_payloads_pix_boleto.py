@@ -24,7 +24,9 @@ from django_orderpay.payloads import (
     PaymentInstructions,
     Penalty,
     QrCode,
+    Receiver,
     Recurring,
+    Splits,
     order_from_dict,
     validate_order_dict,
     validate_pay_dict,
@@ -391,3 +393,37 @@ def test_a_boleto_charge_is_at_least_20_cents(value, accepted):
         assert built.errors() == []
     else:
         assert paths_of(built.validate) == ["amount.value"]
+
+
+SELLER = "ACCO_11111111-2222-3333-4444-555555555555"
+MARKETPLACE = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+
+
+def test_a_pix_qr_code_and_a_boleto_take_splits():
+    """The order object's ``qr_codes[].splits``; the partner plugin's boleto splits."""
+    splits = Splits.fixed(Receiver.fixed(SELLER, 700), Receiver.fixed(MARKETPLACE, 300))
+    qr_code = QrCode(1000, EXPIRY, splits=splits)
+    built = order(charges=(), qr_codes=[qr_code])
+    assert built.errors() == []
+    assert built.to_dict()["qr_codes"][0]["splits"] == splits.to_dict()
+    boleto_split = boleto_charge(amount=Amount(1000), splits=splits)
+    assert boleto_split.errors() == []
+    assert boleto_split.to_dict()["splits"] == splits.to_dict()
+    body = order(charges=(), qr_codes=[qr_code]).to_dict()
+    assert validate_order_dict(body) == body
+
+
+def test_a_pix_or_boleto_split_follows_the_split_rules():
+    short = Splits.fixed(Receiver.fixed(SELLER, 700), Receiver.fixed(MARKETPLACE, 200))
+    assert paths_of(order(charges=(), qr_codes=[QrCode(1000, splits=short)]).validate) == [
+        "qr_codes[0].splits.receivers.amount.value"
+    ]
+    liable = Splits.fixed(
+        Receiver.fixed(SELLER, 700), Receiver.fixed(MARKETPLACE, 300, liable=True)
+    )
+    assert paths_of(order(charges=(), qr_codes=[QrCode(1000, splits=liable)]).validate) == [
+        "qr_codes[0].splits.receivers[1].configurations.liable"
+    ]
+    assert paths_of(boleto_charge(amount=Amount(1000), splits=liable).validate) == [
+        "splits.receivers[1].configurations.liable"
+    ]

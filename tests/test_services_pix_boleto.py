@@ -28,6 +28,8 @@ from django_orderpay.payloads import (
     PaymentInstructions,
     Penalty,
     QrCode,
+    Receiver,
+    Splits,
 )
 from django_orderpay.services import (
     cancel_charge,
@@ -323,3 +325,29 @@ def test_a_boleto_with_the_docs_fine_interest_and_discount_is_created(orderpay_e
         "interest": {"date": after.isoformat(), "value": 200},
         "discounts": [{"due_date": due.isoformat(), "value": 500}],
     }
+
+
+def test_a_split_pix_is_mirrored_with_its_split_and_shown_in_the_admin(orderpay_emulator):
+    """A marketplace's Pix: ``qr_codes[].splits``; once paid, the charge's split is mirrored
+    and fetched as a card charge's, and the admin links it."""
+    from django_orderpay.services import get_split
+    from tests.admin_support import change, client_for, make_user
+
+    seller = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+    splits = Splits.percentage(
+        Receiver.percentage(orderpay_emulator.account_id, 90),
+        Receiver.percentage(seller, 10),
+    )
+    created = create_order(
+        order(reference_id="pix-split", charges=(), qr_codes=[QrCode(2000, splits=splits)])
+    )
+    qr_code = created.qr_codes.get()
+    assert qr_code.data["splits"]["method"] == "PERCENTAGE"
+
+    charge = simulate_pix_payment(created).charges.get()
+    assert charge.status == "PAID" and charge.link("SPLIT")
+    split = get_split(charge)
+    assert split.status == "COMPLETED"
+    assert {r["account"]["id"] for r in split.receivers} == {orderpay_emulator.account_id, seller}
+    page = client_for(make_user("boss", superuser=True)).get(change("charge", charge.pk))
+    assert split.provider_id in page.content.decode()

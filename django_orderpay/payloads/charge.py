@@ -266,6 +266,14 @@ class Splits(Builder):
             if self.method == "FIXED" and is_int(charge_amount) and total != charge_amount:
                 problems.add(sum_path, "fixed amounts must sum to the charge amount")
 
+    @property
+    def liable_position(self) -> int | None:
+        """The position of the receiver marked liable (None when none is)."""
+        return next(
+            (n for n, r in enumerate(self.receivers) if isinstance(r, Receiver) and r.liable),
+            None,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "receivers": [r.to_dict() for r in self.receivers]}
 
@@ -313,9 +321,8 @@ class ChargeRequest(Builder):
                     join(amount_path, "value"),
                     f"a boleto is at least {rules.BOLETO_MIN_AMOUNT} cents (R$ 0,20)",
                 )
-            for name in ("recurring", "splits"):
-                if getattr(self, name) is not None:
-                    problems.add(join(path, name), "a boleto charge takes no " + name)
+            if self.recurring is not None:
+                problems.add(join(path, "recurring"), "a boleto charge takes no recurring")
         elif problems.instance(method_path, method, PaymentMethod):
             method.collect(problems, method_path)
             installments = method.installments
@@ -372,10 +379,7 @@ class ChargeRequest(Builder):
         """A liable receiver only on a credit card without 3-D Secure (PagBank's error table:
         "The liable configuration can only be applied for credit card payments"; "3DS
         authentication is not valid method for split transactions with liable configuration")."""
-        liable = next(
-            (n for n, r in enumerate(splits.receivers) if isinstance(r, Receiver) and r.liable),
-            None,
-        )
+        liable = splits.liable_position
         if liable is None:
             return
         if not isinstance(method, PaymentMethod) or method.type != "CREDIT_CARD":

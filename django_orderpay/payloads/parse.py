@@ -87,7 +87,7 @@ RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 SPLITS_KEYS = rules.SPLITS_KEYS
 RECEIVER_KEYS = rules.RECEIVER_KEYS
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
-QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
+QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements", "splits"})
 BOLETO_METHOD_KEYS = frozenset({"type", "boleto", "payment_instructions"})
 BOLETO_KEYS = frozenset(
     {"due_date", "instruction_lines", "holder", "template", "days_until_expiration"}
@@ -281,7 +281,8 @@ def _payment_instructions(
 def _qr_code(r: _Reader, data: Mapping[str, Any], where: str) -> QrCode:
     amount = r.field(data, "amount", where, frozenset({"value"})) or {}
     arrangements = r.array(data, "arrangements", where)
-    return QrCode(amount.get("value"), data.get("expiration_date"), tuple(arrangements))  # type: ignore[arg-type]
+    splits = _splits(r, r.field(data, "splits", where, SPLITS_KEYS), join(where, "splits"))
+    return QrCode(amount.get("value"), data.get("expiration_date"), tuple(arrangements), splits)  # type: ignore[arg-type]
 
 
 def _splits(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Splits | None:

@@ -23,7 +23,7 @@ from django_orderpay import rules
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.clock import PROVIDER_TZ
-from ..state.store import Call, ChargeRecord, OrderRecord, State
+from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State
 from ..state.validation import (
     check_int,
     field_path,
@@ -63,6 +63,8 @@ class BoletoRequest:
     boleto: dict[str, Any]
     payment_instructions: dict[str, Any] | None
     metadata: dict[str, Any] | None = None
+    #: ``splits`` as sent (checked by the charge's rules): the payment is split so.
+    splits: dict[str, Any] | None = None
 
 
 def _due_date(boleto: dict[str, Any], path: str, now: datetime) -> dt.date:
@@ -224,6 +226,7 @@ def parse_boleto_charge(
         boleto=boleto,
         payment_instructions=instructions,
         metadata=metadata,
+        splits=charge.get("splits"),
     )
 
 
@@ -262,6 +265,10 @@ def execute_boleto(
     state.charges[charge.id] = charge
     order.charge_ids.append(charge.id)
     state.waiting_boletos.add(charge.id)
+    if request.splits is not None:
+        split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
+        state.splits[split.id] = split
+        charge.split_id = split.id
     return charge
 
 

@@ -70,7 +70,7 @@ def create_order(state: State, call: Call) -> Response:
         raise errors.invalid("qr_codes", "qr_codes_not_allowed_with_charges")
     qr_codes = []
     if body.get("qr_codes") is not None:
-        qr_codes = validate_qr_codes(body["qr_codes"], now=call.now)
+        qr_codes = validate_qr_codes(body["qr_codes"], now=call.now, account=call.merchant)
     requests = []
     if body.get("charges") is not None:
         requests = parse_charges(body["charges"], account=call.merchant, state=state)

@@ -140,9 +140,20 @@ def parse_charge(
     if kind == "BOLETO":
         if fees is not None:
             raise errors.invalid(field_path(amount_path, "fees"), "only_for_card_installments")
-        for key in ("recurring", "splits"):
-            if charge.get(key) is not None:
-                raise errors.invalid(field_path(path, key), "not_allowed_with_boleto")
+        if charge.get("recurring") is not None:
+            raise errors.invalid(field_path(path, "recurring"), "not_allowed_with_boleto")
+        if charge.get("splits") is not None:  # the partner plugin splits boletos
+            liable = validate_splits(
+                charge["splits"],
+                charge_amount=amount,
+                merchant_account=account,
+                recurring=False,
+                path=field_path(path, "splits"),
+            )
+            if liable is not None:
+                check_liable(
+                    liable, payment_type="BOLETO", authentication_type=None, method_path=method_path
+                )
         return parse_boleto_charge(
             charge,
             method,

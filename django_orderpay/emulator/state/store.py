@@ -123,6 +123,8 @@ class QrCodeRecord:
     text: str
     #: The charge its payment made (None while unpaid).
     charge_id: str | None = None
+    #: ``qr_codes[].splits`` as sent: the payment is split so.
+    splits: dict[str, Any] | None = None
 
     def is_expired(self, now: datetime) -> bool:
         return now >= self.expires_at
