@@ -402,8 +402,8 @@ def test_a_pix_qr_code_with_a_split_splits_its_payment(api):
     ],
 )
 def test_a_pix_split_follows_the_split_rules(api, receiver_values, liable, parameter_name):
-    splits = {"method": "FIXED", "receivers": receivers(*zip((ACCOUNT_A, ACCOUNT_B),
-                                                               receiver_values, strict=True))}  # fmt: skip
+    pairs = zip((ACCOUNT_A, ACCOUNT_B), receiver_values, strict=True)
+    splits = {"method": "FIXED", "receivers": receivers(*pairs)}
     if liable:
         splits["receivers"][1]["configurations"] = {"liable": True}
     assert refusal(qr_with_splits(api, splits)) == ("40002", parameter_name)
