@@ -18,7 +18,8 @@ from stdnum.br import cpf as stdnum_cpf
 CHARGE_STATUSES: Final = ("AUTHORIZED", "PAID", "IN_ANALYSIS", "DECLINED", "CANCELED", "WAITING")
 PHONE_TYPES: Final = ("MOBILE", "BUSINESS", "HOME")
 SPLIT_METHODS: Final = ("FIXED", "PERCENTAGE")
-RECURRING_TYPES: Final = ("INITIAL", "SUBSEQUENT")
+#: ``recurring.type``, as the charge object documents it.
+RECURRING_TYPES: Final = ("INITIAL", "SUBSEQUENT", "UNSCHEDULED", "STANDING ORDER")
 CURRENCIES: Final = ("BRL",)
 
 #: ``redirect_url`` of a deeplink: a universal link or an app URL scheme.

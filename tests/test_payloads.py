@@ -703,3 +703,28 @@ def test_a_liable_receiver_on_a_debit_card_is_refused():
     with pytest.raises(PayloadError) as caught:
         built.validate()
     assert caught.value.paths == ["splits.receivers[1].configurations.liable"]
+
+
+def test_every_documented_recurrence_type_and_a_cvv_in_a_dict():
+    for kind in ("INITIAL", "SUBSEQUENT", "UNSCHEDULED", "STANDING ORDER"):
+        assert Recurring(kind).errors() == []
+    assert Recurring("MONTHLY").errors()
+    body = {
+        "charges": [
+            {
+                "amount": {"value": 500},
+                "payment_method": {
+                    "type": "CREDIT_CARD",
+                    "installments": 1,
+                    "card": {"id": "CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D", "cvv": "123"},
+                },
+                "recurring": {"type": "UNSCHEDULED"},
+            }
+        ]
+    }
+    sent = validate_pay_dict(body)["charges"][0]
+    assert sent["payment_method"]["card"] == {
+        "id": "CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D",
+        "security_code": "123",  # the documented name
+    }
+    assert sent["recurring"] == {"type": "UNSCHEDULED"}

@@ -414,3 +414,17 @@ def _table(sql: str) -> str:
         if word.startswith("django_orderpay_"):
             return word.removeprefix("django_orderpay_")
     return "?"
+
+
+def test_an_unscheduled_recurrence_is_sent_and_mirrored(orderpay_emulator):
+    """``recurring.type`` UNSCHEDULED and "STANDING ORDER" are documented: taken, mirrored."""
+    from django_orderpay import services
+    from django_orderpay.models import RecurringType
+    from tests.test_services_support import charge as card_charge
+    from tests.test_services_support import order_payload as order_body
+
+    for kind in (RecurringType.UNSCHEDULED, RecurringType.STANDING_ORDER):
+        charges = [card_charge(recurring={"type": kind.value})]
+        mirrored = services.create_order(order_body(f"rec-{kind.value[:3]}", charges=charges))
+        mirrored = mirrored.charges.get()
+        assert (mirrored.status, mirrored.recurring_type) == ("PAID", kind.value)

@@ -80,7 +80,17 @@ AUTHENTICATION_KEYS = frozenset(
     {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
 )
 CARD_KEYS = frozenset(
-    {"number", "exp_month", "exp_year", "security_code", "holder", "store", "encrypted", "id"}
+    {
+        "number",
+        "exp_month",
+        "exp_year",
+        "security_code",
+        "cvv",
+        "holder",
+        "store",
+        "encrypted",
+        "id",
+    }
 )
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
@@ -175,11 +185,17 @@ def _holder(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Holder | N
 def _card(r: _Reader, data: Mapping[str, Any] | None, path: str) -> Card | None:
     if data is None:
         return None
+    security_code = data.get("security_code")
+    if data.get("cvv") is not None:
+        # The official plugin's name for it: sent as the documented security_code.
+        if security_code is not None:
+            r._fail(join(path, "cvv"), "is the security code: give it once")
+        security_code = data["cvv"]
     return Card(
         number=data.get("number"),
         exp_month=data.get("exp_month"),
         exp_year=data.get("exp_year"),
-        security_code=data.get("security_code"),
+        security_code=security_code,
         holder=_holder(r, data, path),
         store=data.get("store"),
         encrypted=data.get("encrypted"),

@@ -502,3 +502,28 @@ def test_an_encrypted_card_without_a_holder_beside_it_is_paid(api):
     tax_id_only = charge_payload({"encrypted": encrypted(api)})
     tax_id_only["payment_method"]["holder"] = {"tax_id": "12345678909"}
     assert api.post("/orders", order_payload(charges=[tax_id_only])).status_code == 201
+
+
+def test_a_stored_card_with_its_cvv_as_the_official_plugin_sends_it(api):
+    """The official plugin's subscriptions send ``card: {id, cvv}``."""
+    stored = pay(api, raw_card(store=True))["payment_method"]["card"]
+
+    charge = pay(api, {"id": stored["id"], "cvv": "123"})
+
+    assert charge["status"] == "PAID" and charge["payment_method"]["card"]["id"] == stored["id"]
+    bad = api.post("/orders", order_payload(charges=[charge_payload({"id": stored["id"],
+                                                                     "cvv": "12"})]))  # fmt: skip
+    assert error_of(bad)["parameter_name"] == "charges[0].payment_method.card.cvv"
+    both = {"id": stored["id"], "cvv": "123", "security_code": "123"}
+    response = api.post("/orders", order_payload(charges=[charge_payload(both)]))
+    assert error_of(response)["parameter_name"] == "charges[0].payment_method.card.cvv"
+
+
+@pytest.mark.parametrize("kind", ["UNSCHEDULED", "STANDING ORDER"])
+def test_every_documented_recurrence_type_is_taken(api, kind):
+    """The charge object's ``recurring.type``: INITIAL, SUBSEQUENT, UNSCHEDULED,
+    "STANDING ORDER"."""
+    charge = pay(api, raw_card(), recurring={"type": kind})
+    assert charge["recurring"] == {"type": kind}
+    wrong = api.post("/orders", order_payload(charges=[charge_payload(recurring={"type": "X"})]))
+    assert error_of(wrong)["parameter_name"] == "charges[0].recurring.type"

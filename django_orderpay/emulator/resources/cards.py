@@ -27,7 +27,17 @@ from ..state.validation import (
 )
 
 CARD_KEYS = frozenset(
-    {"number", "exp_month", "exp_year", "security_code", "holder", "store", "encrypted", "id"}
+    {
+        "number",
+        "exp_month",
+        "exp_year",
+        "security_code",
+        "cvv",
+        "holder",
+        "store",
+        "encrypted",
+        "id",
+    }
 )
 CARD_TOKEN_PATTERN = r"CARD_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"
 
@@ -207,7 +217,13 @@ def resolve_card(card_json: Any, path: str, *, account: str, state: State) -> tu
         raise errors.invalid(path, "exactly_one_of_number_encrypted_id")
     source = sources[0]
     store = bool(require_bool(card, "store", path, optional=True))
-    require_str(card, "security_code", path, pattern=r"[0-9]{3,4}", optional=source != "number")
+    if card.get("cvv") is not None:
+        # The official plugin's name for the security code (a stored card's, for subscriptions).
+        if card.get("security_code") is not None:
+            raise errors.invalid(field_path(path, "cvv"), "security_code_given_twice")
+        require_str(card, "cvv", path, pattern=r"[0-9]{3,4}")
+    else:
+        require_str(card, "security_code", path, pattern=r"[0-9]{3,4}", optional=source != "number")
 
     if source == "number":
         number = check_number(card["number"], field_path(path, "number"))
