@@ -75,8 +75,11 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
 PROVIDER_TZ: Final = timezone(timedelta(hours=-3))
 #: How a Pix QR code may be paid: any bank's Pix, or the PagBank app ("Pagar com PagBank").
 PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
-#: A paid Pix can be refunded for 90 days; a boleto or card for 350.
+#: How long a paid charge may be refunded (PagBank's "cancelando uma cobrança"): a Pix 90
+#: days, a Mastercard debit card 180, a card or boleto 350.
 PIX_REFUND_DAYS: Final = 90
+MASTERCARD_DEBIT_REFUND_DAYS: Final = 180
+REFUND_DAYS: Final = 350
 #: A boleto's smallest amount: R$ 0,20 ("Esse método de pagamento impõe um valor mínimo").
 BOLETO_MIN_AMOUNT: Final = 20
 #: How far ahead a boleto's due date may be (our bound: PagBank documents none).

@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django_orderpay import rules
+
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
@@ -21,7 +23,6 @@ from ..state.validation import reject_unknown, validate_amount
 from .boleto import BoletoRequest, execute_boleto
 from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
 from .payment import ChargeRequest
-from .pix import check_refund_window
 from .render import charge_json, notify_order
 from .splits import validate_refund_splits
 from .threeds import threeds_outcome
@@ -34,6 +35,23 @@ SHORT_CAPTURE_BRANDS = frozenset({"amex", "hipercard"})
 #: The Mastercard "merchant advice code" an issuer's decline reason comes with:
 #: 01 new account information (an expired card), 02 try again later (funds).
 MERCHANT_ADVICE = {"54": "01", "51": "02"}
+
+
+def refund_window(charge: ChargeRecord) -> timedelta:
+    """How long after its payment ``charge`` may be refunded ("cancelando uma cobrança")."""
+    kind = charge.payment_method.get("type")
+    if kind == "PIX":
+        return timedelta(days=rules.PIX_REFUND_DAYS)
+    if kind == "DEBIT_CARD" and charge.brand == "mastercard":
+        return timedelta(days=rules.MASTERCARD_DEBIT_REFUND_DAYS)
+    return timedelta(days=rules.REFUND_DAYS)
+
+
+def check_refund_window(charge: ChargeRecord, now: datetime) -> None:
+    """A refund after the charge's window is 40007 (voiding an authorisation is not a refund)."""
+    if charge.paid_at is not None and now > charge.paid_at + refund_window(charge):
+        days = refund_window(charge).days
+        raise errors.unable_refund(f"the {days}-day refund window has passed")
 
 
 def capture_window(brand: str | None) -> timedelta:

@@ -4,7 +4,7 @@ An order created with ``qr_codes`` has no charge until its QR code is paid;
 then a PAID charge of ``payment_method.type`` PIX appears and the order is
 notified. One QR code per order, one payment per QR code, until its
 ``expiration_date`` by the emulator's clock (default: 23:59:59 of the next
-day in São Paulo). Refunds of a paid Pix are taken for 90 days.
+day in São Paulo). Refunds of a paid Pix are taken for 90 days (``charges.refund_window``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django_orderpay import rules
 from ..serving.http import Response
 from ..state import errors
 from ..state.clock import PROVIDER_TZ
-from ..state.store import Call, ChargeRecord, OrderRecord, QrCodeRecord, State
+from ..state.store import Call, OrderRecord, QrCodeRecord, State
 from ..state.validation import (
     field_path,
     item_path,
@@ -32,7 +32,6 @@ from .brcode import brcode
 from .splits import check_liable, validate_splits
 
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements", "splits"})
-REFUND_WINDOW = timedelta(days=rules.PIX_REFUND_DAYS)
 #: The location host in the BR Code, as PagBank's payloads carry it.
 LOCATION_HOST = "api.pagseguro.com/pix/v2"
 #: Who the payer's bank shows as the receiver (the merchant's registered name in production).
@@ -160,13 +159,6 @@ def find_qr_code(state: State, qr_code_id: str, account: str | None) -> QrCodeRe
     if record is None or (account is not None and record.account != account):
         raise errors.not_found("qr_code")
     return record
-
-
-def check_refund_window(charge: ChargeRecord, now: datetime) -> None:
-    """A Pix is refundable for 90 days after it was paid."""
-    if charge.payment_method.get("type") == "PIX" and charge.paid_at is not None:
-        if now > charge.paid_at + REFUND_WINDOW:
-            raise errors.unable_refund("the 90-day refund window of a Pix has passed")
 
 
 def qr_png(state: State, call: Call) -> Response:
