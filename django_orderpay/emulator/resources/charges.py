@@ -171,7 +171,13 @@ def execute(
     outcome = outcome_for(card.number, card.exp_month, card.exp_year, now)
     if outcome == SUCCESS:
         outcome = (
-            threeds_outcome(card.number, request.amount, authentication, request.payment_type)
+            threeds_outcome(
+                card.number,
+                request.amount,
+                authentication,
+                request.payment_type,
+                debit_not_authenticated=state.options.debit_not_authenticated,
+            )
             or outcome
         )
     charge = add_charge(

@@ -163,7 +163,14 @@ def _sdk_card(state: State, card: dict[str, Any], path: str) -> str:
 
 
 def _answer(authentication: Authentication | None, status: str) -> dict[str, Any]:
-    return {"id": authentication.id, "status": status} if authentication else {"status": status}
+    """``{id, status}``; once the flow is complete, the issuer's verdict too
+    (``authenticationStatus``, as the official plugin's SDK types have it)."""
+    if authentication is None:
+        return {"status": status}
+    answer = {"id": authentication.id, "status": status}
+    if status == AUTH_FLOW_COMPLETED:
+        answer["authenticationStatus"] = authentication.status
+    return answer
 
 
 def authenticate(state: State, call: Call) -> Response:
@@ -324,12 +331,22 @@ def check_authentication(
 
 
 def threeds_outcome(
-    number: str, amount: int, authentication: ChargeAuthentication | None, payment_type: str
+    number: str,
+    amount: int,
+    authentication: ChargeAuthentication | None,
+    payment_type: str,
+    *,
+    debit_not_authenticated: str = "PAID",
 ) -> Outcome | None:
-    """The network's answer where 3-D Secure decides it; None to go by the card alone."""
+    """The network's answer where 3-D Secure decides it; None to go by the card alone.
+
+    A NOT_AUTHENTICATED debit pays as the sandbox table says, unless the option
+    ``debit_not_authenticated`` is ``DECLINED``.
+    """
     authenticated = authentication is not None and authentication.status == AUTHENTICATED
     if payment_type == "DEBIT_CARD" and not authenticated:
-        return DEBIT_NOT_AUTHENTICATED
+        if authentication is None or debit_not_authenticated == "DECLINED":
+            return DEBIT_NOT_AUTHENTICATED
     if number == AUTHENTICATION_REQUIRED_CARD and not authenticated:
         return AUTHENTICATION_REQUIRED
     behaviour = SANDBOX_3DS_CARDS.get(number)

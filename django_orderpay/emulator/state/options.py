@@ -21,6 +21,10 @@ from django_orderpay import rules
 CONFLICT_SHAPES = ("production", "docs")
 #: The charge's status after a partial refund: undocumented.
 PARTIAL_REFUND_STATUSES = ("PAID", "CANCELED")
+#: A debit card's charge whose issuer did NOT_AUTHENTICATE the shopper: PAID in PagBank's
+#: sandbox table (every NOT_AUTHENTICATED test card pays), or DECLINED (no debit without
+#: authentication: what the emulator did before, and what a live issuer may do).
+DEBIT_NOT_AUTHENTICATED_OUTCOMES = ("PAID", "DECLINED")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Options:
     #: Whether the account has installment fees (``GET /charges/fees/calculate``):
     #: off, it answers ``fees_not_configured`` as for an account without them.
     fees_configured: bool = True
+    #: A NOT_AUTHENTICATED debit: ``PAID`` (the sandbox table) or ``DECLINED``.
+    debit_not_authenticated: str = "PAID"
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -46,6 +52,11 @@ class Options:
             raise ValueError("installments_18x must be true or false")
         if not isinstance(self.fees_configured, bool):
             raise ValueError("fees_configured must be true or false")
+        if self.debit_not_authenticated not in DEBIT_NOT_AUTHENTICATED_OUTCOMES:
+            raise ValueError(
+                "debit_not_authenticated must be one of "
+                + ", ".join(DEBIT_NOT_AUTHENTICATED_OUTCOMES)
+            )
 
     @property
     def max_installments(self) -> int:
