@@ -351,3 +351,22 @@ def test_a_split_pix_is_mirrored_with_its_split_and_shown_in_the_admin(orderpay_
     assert {r["account"]["id"] for r in split.receivers} == {orderpay_emulator.account_id, seller}
     page = client_for(make_user("boss", superuser=True)).get(change("charge", charge.pk))
     assert split.provider_id in page.content.decode()
+
+
+def test_a_boleto_declined_by_risk_analysis_is_mirrored_declined(orderpay_emulator):
+    """The emulator's ``BOLETO_DECLINED_TAX_ID``: PagBank's risk analysis refuses the boleto
+    (``10000``), as its docs' DECLINED answer shows; nothing is payable."""
+    from django_orderpay.emulator import BOLETO_DECLINED_TAX_ID
+    from django_orderpay.shopper_messages import decline_message
+
+    charge = boleto_charge(days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    payer = dataclasses.replace(method.holder, tax_id=BOLETO_DECLINED_TAX_ID)
+    refused = dataclasses.replace(charge, payment_method=dataclasses.replace(method, holder=payer))
+    created = create_order(order(reference_id="bol-risk", charges=[refused]))
+    mirrored = created.charges.get()
+    assert (created.status, mirrored.status) == ("DECLINED", "DECLINED")
+    assert mirrored.payment_response_code == "10000"
+    assert mirrored.boleto == {} and mirrored.pdf_url is None
+    assert decline_message(mirrored)

@@ -406,3 +406,31 @@ def test_a_boleto_is_at_least_20_cents(api, today, value, accepted):
         assert response.status_code == 201, response.text
     else:
         assert refusal(response) == ("40002", "charges[0].amount.value")
+
+
+def test_a_boleto_declined_by_risk_analysis_as_the_docs_show(api, today):
+    """ "Todos os boletos passam por análise de risco": the emulator's payer document
+    ``BOLETO_DECLINED_TAX_ID`` is refused, with the docs' DECLINED answer (code 10000, the
+    boleto's fields in ``payment_method``, no barcode)."""
+    from django_orderpay.emulator import BOLETO_DECLINED_TAX_ID
+
+    due = today + timedelta(days=3)
+    body = docs_boleto(due)
+    body["payment_method"]["boleto"]["holder"]["tax_id"] = BOLETO_DECLINED_TAX_ID
+    response = api.post("/orders", order_payload(charges=[body]))
+    assert response.status_code == 201, response.text
+    charge = response.json()["charges"][0]
+    assert charge["status"] == "DECLINED"
+    assert charge["payment_response"] == {
+        "code": "10000",
+        "message": "NAO AUTORIZADO PELO PAGSEGURO",
+    }
+    method = charge["payment_method"]
+    assert method["type"] == "BOLETO" and "boleto" not in method
+    assert method["due_date"] == due.isoformat() and method["days_until_expiration"] == 45
+    assert method["holder"]["tax_id"] == BOLETO_DECLINED_TAX_ID
+    assert [link["rel"] for link in charge["links"]] == ["SELF"]
+    paying = api.post(f"/_emulator/boletos/{charge['id']}/pay", token=None)
+    assert paying.status_code == 400
+    move_to(api, TODAY_ANCHOR + timedelta(days=60))
+    assert api.get(f"/charges/{charge['id']}").json()["status"] == "DECLINED"

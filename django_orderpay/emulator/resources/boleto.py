@@ -230,10 +230,43 @@ def parse_boleto_charge(
     )
 
 
+#: The emulator's own payer document that PagBank's risk analysis refuses ("Todos os
+#: boletos passam por análise de risco"): the boleto is DECLINED at creation, code 10000.
+BOLETO_DECLINED_TAX_ID = "00000010154"
+#: The docs' DECLINED boleto: refused before the bank saw it, as a card's anti-fraud.
+RISK_DECLINED = {"code": "10000", "message": "NAO AUTORIZADO PELO PAGSEGURO"}
+
+
+def _declined(order: OrderRecord, request: BoletoRequest, now: datetime) -> ChargeRecord:
+    """The docs' DECLINED answer: no barcode; the boleto's fields in ``payment_method``."""
+    sent = {k: v for k, v in request.boleto.items() if k != "template"}
+    return ChargeRecord(
+        id=ids.new_id("CHAR_"),
+        order_id=order.id,
+        account=order.account,
+        status="DECLINED",
+        created_at=now,
+        amount=request.amount,
+        currency=request.currency,
+        payment_response=dict(RISK_DECLINED),
+        payment_method={"type": "BOLETO", **sent},
+        reference_id=request.reference_id,
+        description=request.description,
+        payment_instructions=request.payment_instructions,
+    )
+
+
 def execute_boleto(
     state: State, order: OrderRecord, request: BoletoRequest, now: datetime
 ) -> ChargeRecord:
-    """Issue the boleto: a WAITING charge with its barcode and typeable line."""
+    """Issue the boleto: a WAITING charge with its barcode and typeable line (DECLINED, by
+    the risk analysis, for :data:`BOLETO_DECLINED_TAX_ID`)."""
+    if request.boleto["holder"].get("tax_id") == BOLETO_DECLINED_TAX_ID:
+        declined = _declined(order, request, now)
+        declined.metadata = request.metadata
+        state.charges[declined.id] = declined
+        order.charge_ids.append(declined.id)
+        return declined
     code = bars.barcode(amount=request.amount, due=request.due_date, free_field=ids.digits(25))
     line = bars.typeable_line(code)
     boleto: dict[str, Any] = {
@@ -399,7 +432,7 @@ def pay_from_control_plane(state: State, call: Call) -> Response:
 
     key = call.params[0]
     charge = state.charges.get(key) if key.startswith("CHAR_") else None
-    if charge is None or charge.boleto_code is None:
+    if charge is None or charge.payment_method.get("type") != "BOLETO":
         charge = find_boleto(state, key)
     pay_boleto(state, charge, call.now)
     order = state.orders[charge.order_id]
