@@ -48,8 +48,15 @@ class BoletoHolder(Builder):
     address: Address
 
     def collect(self, problems: Problems, path: str) -> None:
+        # A bank registers the boleto with its payer's document: check digits right.
         collect_person(
-            problems, path, self.name, self.email, self.tax_id, name_limit="boleto.holder.name"
+            problems,
+            path,
+            self.name,
+            self.email,
+            self.tax_id,
+            name_limit="boleto.holder.name",
+            check_digits=True,
         )
         address_path = join(path, "address")
         if problems.instance(address_path, self.address, Address):

@@ -45,6 +45,7 @@ def collect_person(
     tax_id: Any,
     *,
     name_limit: str = "customer.name",
+    check_digits: bool = False,
 ) -> None:
     """A person's ``name``, ``email`` and ``tax_id`` (a customer, a boleto's payer)."""
     problems.name(join(path, "name"), name, limit=name_limit)
@@ -55,7 +56,7 @@ def collect_person(
         pattern=EMAIL_PATTERN,
         pattern_message="must be an email address",
     )
-    problems.tax_id(join(path, "tax_id"), tax_id)
+    problems.tax_id(join(path, "tax_id"), tax_id, check_digits=check_digits)
 
 
 def person_dict(name: str, email: str, tax_id: str) -> dict[str, Any]:
@@ -67,7 +68,8 @@ def person_dict(name: str, email: str, tax_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Customer(Builder):
-    """``customer``: ``name`` 1-120, ``email`` 10-255, ``tax_id`` a CPF or CNPJ, digits only."""
+    """``customer``: ``name`` 1-120, ``email`` 10-255, ``tax_id`` a CPF or CNPJ, digits only
+    (its check digits are not PagBank's to refuse: a shop's form may check them)."""
 
     name: str
     email: str

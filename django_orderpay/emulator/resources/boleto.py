@@ -108,7 +108,7 @@ def validate_boleto(value: Any, path: str, now: datetime) -> tuple[dt.date, dict
     holder = require_object(boleto.get("holder"), holder_path)
     reject_unknown(holder, BOLETO_HOLDER_KEYS, holder_path)
     require_str(holder, "name", holder_path, limit="boleto.holder.name")
-    require_tax_id(holder, "tax_id", holder_path)
+    require_tax_id(holder, "tax_id", holder_path, check_digits=True)
     require_str(holder, "email", holder_path, limit="email", pattern=r"[^@\s]+@[^@\s]+\.[^@\s]+")
     validate_address(
         holder.get("address"), field_path(holder_path, "address"), country_as_written=True

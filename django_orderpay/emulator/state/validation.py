@@ -256,12 +256,29 @@ def reject_unknown(data: Mapping[str, Any], allowed_keys: Iterable[str], path: s
             raise errors.unknown(field_path(path, key))
 
 
+#: A CPF (11 digits) or a CNPJ (14: 12 letters or digits, 2 digits), as written.
+_TAX_ID = re.compile(r"[0-9]{11}|[0-9A-Z]{12}[0-9]{2}")
+
+
 def require_tax_id(
-    data: Mapping[str, Any], key: str, path: str, *, optional: bool = False
+    data: Mapping[str, Any],
+    key: str,
+    path: str,
+    *,
+    optional: bool = False,
+    check_digits: bool = False,
 ) -> str | None:
-    """A CPF (11 digits) or CNPJ (14: 12 letters or digits, 2 digits) with right check digits."""
+    """A CPF (11 digits) or CNPJ (14: 12 letters or digits, 2 digits); with ``check_digits``
+    (a sub-merchant's, documented; a boleto's payer, registered by a bank), right ones.
+
+    A customer's or card holder's check digits are not checked: PagBank's card examples
+    send the holder's CPF "65544332211" (wrong ones) and answer PAID.
+    """
     value = require_str(data, key, path, optional=optional)
-    if value is not None and not rules.valid_tax_id(value):
+    if value is None:
+        return None
+    valid = rules.valid_tax_id(value) if check_digits else bool(_TAX_ID.fullmatch(value))
+    if not valid:
         raise errors.invalid(field_path(path, key))
     return value
 
