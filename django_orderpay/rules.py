@@ -101,8 +101,9 @@ MAX_INSTALLMENTS_ENABLED: Final = 18
 #: The characters PagBank refuses in a person's name (customer, card holder),
 #: answering "must not contains any of the characters [...]".
 FORBIDDEN_NAME_CHARACTERS: Final = '!@#$%¨*()"”\\|{}[]<>;'
-#: What a soft descriptor keeps: the rest is stripped, not refused.
-SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9 ]")
+#: What a soft descriptor keeps: letters and digits; the rest (spaces too: the docs' answers
+#: give "Lojadomeuteste" for "Loja do meu teste") is stripped, not refused.
+SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9]")
 
 BRAZILIAN_STATES: Final = frozenset(
     "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO".split()
@@ -183,7 +184,8 @@ def forbidden_name_characters(name: str) -> str:
 
 
 def strip_soft_descriptor(value: str) -> str:
-    """A soft descriptor as PagBank prints it: accents dropped, then specials stripped."""
+    """A soft descriptor as PagBank prints it: accents dropped, then spaces and specials
+    stripped."""
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
     return SOFT_DESCRIPTOR_DROPPED.sub("", ascii_text)
 

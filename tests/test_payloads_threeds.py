@@ -117,3 +117,24 @@ def test_the_docs_8x_with_4_interest_free_is_a_valid_charge():
 def test_interest_installments_between_1_and_the_charges(interest_installments):
     path = "amount.fees.buyer.interest.installments"
     assert path in problems(plan_charge(10887, 887, interest_installments, 8))
+
+
+def test_a_debit_without_installments_as_pagbanks_examples_send_it():
+    """The reference asks ``installments`` of credit cards only; the debit examples omit it."""
+    body = {
+        "charges": [
+            {
+                "amount": {"value": 500, "currency": "BRL"},
+                "payment_method": {
+                    "type": "DEBIT_CARD",
+                    "card": {"encrypted": "QUJD"},
+                    "authentication_method": {"type": "THREEDS", "id": AUTH_ID},
+                },
+            }
+        ]
+    }
+    assert payloads.validate_pay_dict(body) == body
+    method = PaymentMethod(CARD, installments=None, type="DEBIT_CARD",  # type: ignore[arg-type]
+                           authentication_method=AuthenticationMethod.threeds(AUTH_ID))  # fmt: skip
+    assert "installments" not in method.to_dict()
+    assert problems(method) == {}

@@ -223,7 +223,7 @@ class PaymentMethod(Builder):
     """
 
     card: Card
-    installments: int = 1
+    installments: int | None = 1
     capture: bool | None = True
     store: bool | None = None
     soft_descriptor: str | None = None
@@ -255,8 +255,8 @@ class PaymentMethod(Builder):
                 join(path, "authentication_method"),
                 "is required for a debit card (3-D Secure)",
             )
-        if self.installments != 1:
-            problems.add(join(path, "installments"), "must be 1 for a debit card")
+        if self.installments not in (None, 1):
+            problems.add(join(path, "installments"), "must be 1 for a debit card (or not sent)")
         if self.capture is False:
             problems.add(join(path, "capture"), "a debit card is captured at once")
         if self.stores_card:
@@ -270,8 +270,13 @@ class PaymentMethod(Builder):
         auth = self.authentication_method
         if problems.instance(auth_path, auth, AuthenticationMethod, required=False):
             auth.collect(problems, auth_path)  # type: ignore[union-attr]
+        # Required of a credit card by the reference; a debit's examples leave it out.
         problems.integer(
-            join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS_ENABLED
+            join(path, "installments"),
+            self.installments,
+            1,
+            rules.MAX_INSTALLMENTS_ENABLED,
+            required=self.type != "DEBIT_CARD",
         )
         problems.boolean(join(path, "capture"), self.capture)
         problems.boolean(join(path, "store"), self.store)

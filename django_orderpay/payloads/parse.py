@@ -224,7 +224,7 @@ def _payment_method(r: _Reader, data: Mapping[str, Any] | None, path: str) -> An
             _plain(AuthenticationMethod, AUTHENTICATION_KEYS, auth) if auth is not None else None
         ),
         card=card,  # type: ignore[arg-type]
-        installments=data.get("installments"),  # type: ignore[arg-type]
+        installments=data.get("installments"),
         capture=data.get("capture"),
         soft_descriptor=data.get("soft_descriptor"),
         type=data.get("type"),  # type: ignore[arg-type]

@@ -227,7 +227,7 @@ def parse_charge(
         capture=True if capture is None else capture,
         store=bool(store_here) or store_in_card,
         card=card,
-        # Up to 22 characters; specials are stripped, not refused.
+        # Up to 22 characters; spaces and specials are stripped, not refused.
         soft_descriptor=rules.strip_soft_descriptor(soft_descriptor or "")
         or DEFAULT_SOFT_DESCRIPTOR,
         recurring=recurring,
