@@ -428,3 +428,16 @@ def test_an_unscheduled_recurrence_is_sent_and_mirrored(orderpay_emulator):
         mirrored = services.create_order(order_body(f"rec-{kind.value[:3]}", charges=charges))
         mirrored = mirrored.charges.get()
         assert (mirrored.status, mirrored.recurring_type) == ("PAID", kind.value)
+
+
+def test_an_order_is_mirrored_from_one_of_its_charge_ids(orderpay_emulator):
+    """``services.refresh_order_of_charge``: ``GET /orders?charge_id=`` and mirror, for code
+    that holds only a ``CHAR_`` id (a charge's notification, a support ticket)."""
+    from django_orderpay import services
+    from tests.test_services_support import charge as card_charge
+    from tests.test_services_support import order_payload as order_body
+
+    answer = get_client().create_order(order_body("by-charge", charges=[card_charge(500)]))
+    order = services.refresh_order_of_charge(answer["charges"][0]["id"])
+    assert (order.provider_id, order.status) == (answer["id"], "PAID")
+    assert order.charges.get().provider_id == answer["charges"][0]["id"]

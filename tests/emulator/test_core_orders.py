@@ -239,3 +239,19 @@ def test_a_cnpj_customer_without_phones_and_an_address_without_complement_are_ac
     assert order["customer"] == customer
     assert order["shipping"] == shipping
     assert order["charges"][0]["status"] == "PAID"
+
+
+def test_an_order_is_found_by_its_charge_id(api):
+    """``GET /orders?charge_id=`` (the docs' "consultar pedido através de parâmetros")."""
+    from tests.emulator.core_support import TOKEN_B, charge_payload, error_of
+
+    order = api.create_order(charges=[charge_payload()])
+    charge_id = order["charges"][0]["id"]
+
+    found = api.get(f"/orders?charge_id={charge_id}")
+    assert found.status_code == 200, found.text
+    assert found.json() == api.get(f"/orders/{order['id']}").json()
+    assert api.get(f"/orders?charge_id={charge_id}", token=TOKEN_B).status_code == 404
+    assert api.get("/orders?charge_id=CHAR_00000000-0000-0000-0000-000000000000").status_code == 404
+    missing = api.get("/orders")
+    assert missing.status_code == 400 and error_of(missing)["parameter_name"] == "charge_id"

@@ -96,7 +96,7 @@ def test_unknown_path_is_404_in_the_provider_shape(api):
 @pytest.mark.parametrize(
     ("method", "path", "allowed"),
     [
-        ("GET", "/orders", "POST"),
+        ("DELETE", "/orders", "GET, POST"),
         ("DELETE", "/orders/ORDE_X", "GET"),
         ("GET", "/charges/CHAR_X/capture", "POST"),
         ("PUT", "/_emulator/clock", "GET, POST"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from urllib.parse import parse_qs
 
 from ..serving.http import Response
 from ..state import errors, ids
@@ -106,6 +107,20 @@ def create_order(state: State, call: Call) -> Response:
 def get_order(state: State, call: Call) -> Response:
     """``GET /orders/{id}``: 200, the Order."""
     order = find_order(state, call.params[0], call.merchant)
+    return Response.json(200, order_json(state, order, call.base_url))
+
+
+def find_order_by_charge(state: State, call: Call) -> Response:
+    """``GET /orders?charge_id={CHAR_id}``: 200, the Order the charge belongs to (this
+    merchant's; 404 as for an unknown one otherwise)."""
+    query = parse_qs(call.request.query, keep_blank_values=True)
+    charge_id = (query.get("charge_id") or [""])[-1]
+    if not charge_id:
+        raise errors.required("charge_id")
+    charge = state.charges.get(charge_id)
+    if charge is None or charge.account != call.merchant:
+        raise errors.not_found("order")
+    order = find_order(state, charge.order_id, call.merchant)
     return Response.json(200, order_json(state, order, call.base_url))
 
 
