@@ -123,13 +123,16 @@ DATA_KEYS = frozenset(
 
 
 def create_session(state: State, call: Call) -> Response:
-    """``POST /checkout-sdk/sessions`` (no body): 201 ``{session, expires_at}`` (epoch ms)."""
+    """``POST /checkout-sdk/sessions`` (no body): 200 ``{session, expires_at}`` (epoch ms), as
+    the docs say (201 with the option ``created_statuses: "plugin"``: the official plugin
+    requires it)."""
     reject_unknown(call.payload, (), "")
     state.threeds.prune(call.now)
     session = Session(secrets.token_hex(32), call.merchant, call.now + SESSION_LIFETIME)
     state.threeds.sessions[session.id] = session
     expires_at = int(session.expires_at.timestamp() * 1000)
-    return Response.json(201, {"session": session.id, "expires_at": expires_at})
+    body = {"session": session.id, "expires_at": expires_at}
+    return Response.json(state.options.session_status, body)
 
 
 def _session(state: State, value: Any, now: datetime) -> Session:

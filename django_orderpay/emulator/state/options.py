@@ -25,6 +25,10 @@ PARTIAL_REFUND_STATUSES = ("PAID", "CANCELED")
 #: sandbox table (every NOT_AUTHENTICATED test card pays), or DECLINED (no debit without
 #: authentication: what the emulator did before, and what a live issuer may do).
 DEBIT_NOT_AUTHENTICATED_OUTCOMES = ("PAID", "DECLINED")
+#: The statuses of ``POST /public-keys`` and ``POST /checkout-sdk/sessions``: the docs'
+#: (201 and 200), or the official plugin's expectation (200 and 201: it requires 201 of
+#: the session).
+CREATED_STATUSES = {"docs": (201, 200), "plugin": (200, 201)}
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class Options:
     fees_configured: bool = True
     #: A NOT_AUTHENTICATED debit: ``PAID`` (the sandbox table) or ``DECLINED``.
     debit_not_authenticated: str = "PAID"
+    #: ``docs``: a public key 201, a 3DS session 200; ``plugin``: 200 and 201.
+    created_statuses: str = "docs"
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -52,11 +58,21 @@ class Options:
             raise ValueError("installments_18x must be true or false")
         if not isinstance(self.fees_configured, bool):
             raise ValueError("fees_configured must be true or false")
+        if self.created_statuses not in CREATED_STATUSES:
+            raise ValueError("created_statuses must be one of " + ", ".join(CREATED_STATUSES))
         if self.debit_not_authenticated not in DEBIT_NOT_AUTHENTICATED_OUTCOMES:
             raise ValueError(
                 "debit_not_authenticated must be one of "
                 + ", ".join(DEBIT_NOT_AUTHENTICATED_OUTCOMES)
             )
+
+    @property
+    def public_key_status(self) -> int:
+        return CREATED_STATUSES[self.created_statuses][0]
+
+    @property
+    def session_status(self) -> int:
+        return CREATED_STATUSES[self.created_statuses][1]
 
     @property
     def max_installments(self) -> int:
