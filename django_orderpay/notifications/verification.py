@@ -34,6 +34,8 @@ JSON_MEDIA_TYPE: Final = "application/json"
 DEFAULT_MAX_BODY_SIZE: Final = rules.MAX_BODY_SIZE
 _ORDER_ID = rules.ORDER_ID_PATTERN
 _CHARGE_ID = rules.CHARGE_ID_PATTERN
+#: A PagBank (hosted) Checkout's id: its notifications are answered 200 ``ignored``.
+HOSTED_CHECKOUT_PREFIX: Final = "CHEC_"
 #: ``Content-Encoding`` values :func:`decode_body` undoes ("identity" is no encoding).
 GZIP_ENCODINGS: Final = frozenset({"gzip", "x-gzip"})
 
@@ -321,6 +323,17 @@ def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any
     order_id = payload.get("id")
     if isinstance(order_id, str) and _ORDER_ID.fullmatch(order_id):
         return payload, order_id
+    if isinstance(order_id, str) and order_id.startswith(HOSTED_CHECKOUT_PREFIX):
+        # A PagBank Checkout's notification: not ours to process yet, and a 4xx only
+        # makes PagBank retry it for days. Recorded, answered 200.
+        raise Rejected(
+            200,
+            "hosted_checkout",
+            f"a PagBank Checkout ({order_id[:5]}...) is not processed by this version",
+            field="id",
+            valid=valid,
+            outcome="ignored",
+        )
     names_charges = order_id is None or (
         isinstance(order_id, str) and _CHARGE_ID.fullmatch(order_id)
     )
