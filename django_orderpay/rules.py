@@ -22,6 +22,9 @@ SPLIT_METHODS: Final = ("FIXED", "PERCENTAGE")
 RECURRING_TYPES: Final = ("INITIAL", "SUBSEQUENT", "UNSCHEDULED", "STANDING ORDER")
 CURRENCIES: Final = ("BRL",)
 
+#: A charge's own notification URL: HTTPS ("Necessário que seja em ambiente seguro com
+#: SSL"). Linear to match (no nested quantifier).
+HTTPS_URL_PATTERN: Final = re.compile(r"https://[^\s/?#]+(?:[/?#]\S*)?")
 #: ``redirect_url`` of a deeplink: a universal link or an app URL scheme.
 REDIRECT_URL_PATTERN: Final = re.compile(r"^([a-zA-Z0-9]+://)(.*)$")
 

@@ -629,7 +629,6 @@ def test_dict_missing_fields_are_required():
     assert paths_of(lambda: validate_order_dict(body)) == [
         "customer.tax_id",
         "items[0].unit_amount",
-        "charges[0].payment_method.installments",
         CARD,
     ]
 

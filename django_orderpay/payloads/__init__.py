@@ -23,9 +23,10 @@ from django_orderpay.exceptions import FieldError, PayloadError
 
 from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoHolder, BoletoPayment, Discount, PaymentInstructions, Penalty
-from .card import Card, PaymentMethod
+from .card import Card, PaymentMethod, TokenData, Wallet
 from .charge import ACCOUNT_ID_PATTERN, Amount, ChargeRequest, Receiver, Recurring, Splits
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
+from .facilitator import SubMerchant
 from .order import DeepLink, OrderRequest, PayRequest
 from .parse import (
     order_from_dict,
@@ -63,6 +64,9 @@ __all__ = [
     "Recurring",
     "Shipping",
     "Splits",
+    "SubMerchant",
+    "TokenData",
+    "Wallet",
     "order_from_dict",
     "pay_request_from_dict",
     "validate_order_dict",

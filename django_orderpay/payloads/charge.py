@@ -13,6 +13,7 @@ from ._problems import Builder, Problems, compact, index, is_int, join
 from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
+from .facilitator import SubMerchant
 
 #: A receiver's account id (its home is :mod:`django_orderpay.rules`, shared with the emulator).
 ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
@@ -293,12 +294,17 @@ class ChargeRequest(Builder):
     splits: Splits | None = None
     #: A boleto's fine, interest and discount (boleto charges only).
     payment_instructions: PaymentInstructions | None = None
+    #: A payment facilitator's sub-merchant (card charges only).
+    sub_merchant: SubMerchant | None = None
+    #: The charge's own notification URL (one, HTTPS), notified beside the order's.
+    notification_urls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Any bare value becomes an Amount, so a float or Decimal is reported at
         # ``amount.value`` as money (refused, never rounded), like an int is accepted there.
         if self.amount is not None and not isinstance(self.amount, Amount):
             object.__setattr__(self, "amount", Amount(self.amount))
+        object.__setattr__(self, "notification_urls", tuple(self.notification_urls or ()))
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(
@@ -359,6 +365,21 @@ class ChargeRequest(Builder):
             )
         if isinstance(self.splits, Splits):
             self._collect_liable(problems, path, self.splits, method)
+        sub_merchant_path = join(path, "sub_merchant")
+        if problems.instance(sub_merchant_path, self.sub_merchant, SubMerchant, required=False):
+            if not isinstance(method, PaymentMethod):
+                problems.add(sub_merchant_path, "applies to card charges only")
+            self.sub_merchant.collect(problems, sub_merchant_path)  # type: ignore[union-attr]
+        urls_path = join(path, "notification_urls")
+        if len(self.notification_urls) > 1:
+            problems.add(urls_path, "takes one URL")
+        for position, url in enumerate(self.notification_urls):
+            problems.text(
+                index(urls_path, position),
+                url,
+                pattern=rules.HTTPS_URL_PATTERN,
+                pattern_message="must be an HTTPS URL (PagBank asks for SSL here)",
+            )
         instructions_path = join(path, "payment_instructions")
         instructions = self.payment_instructions
         if problems.instance(instructions_path, instructions, PaymentInstructions, required=False):
@@ -407,4 +428,6 @@ class ChargeRequest(Builder):
             recurring=self.recurring.to_dict() if self.recurring is not None else None,
             splits=self.splits.to_dict() if self.splits is not None else None,
             payment_instructions=instructions.to_dict() if instructions is not None else None,
+            sub_merchant=self.sub_merchant.to_dict() if self.sub_merchant is not None else None,
+            notification_urls=list(self.notification_urls) or None,
         )

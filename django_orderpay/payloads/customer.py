@@ -22,10 +22,11 @@ class Phone(Builder):
     country: str = "55"
     type: str = "MOBILE"
 
-    def collect(self, problems: Problems, path: str) -> None:
+    def collect(self, problems: Problems, path: str, *, longest_number: int = 9) -> None:
         problems.digits(join(path, "country"), self.country, 1, 3)
         problems.digits(join(path, "area"), self.area, 2, 2)
-        problems.digits(join(path, "number"), self.number, 8, 9)
+        # A sub-merchant's may have 11 digits: PagBank's example sends "98877887788".
+        problems.digits(join(path, "number"), self.number, 8, longest_number)
         problems.text(join(path, "type"), self.type, choices=rules.PHONE_TYPES)
 
     def to_dict(self) -> dict[str, Any]:

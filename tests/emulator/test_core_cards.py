@@ -347,7 +347,11 @@ def test_token_with_a_holder_of_only_a_tax_id_keeps_the_stored_name(api):
     charge = pay(api, {"id": stored["id"], "holder": {"tax_id": "12345678909"}})
 
     assert charge["status"] == "PAID"
-    assert charge["payment_method"]["card"]["holder"] == {"name": "Jose da Silva"}
+    # The holder's tax id is echoed, as PagBank's answers show it.
+    assert charge["payment_method"]["card"]["holder"] == {
+        "name": "Jose da Silva",
+        "tax_id": "12345678909",
+    }
 
 
 def test_a_declined_stored_card_stays_declined_by_token(api):

@@ -196,8 +196,16 @@ def execute(
     )
     charge.metadata = request.metadata
     charge.amount_fees = request.amount_fees
+    raw_data = charge.payment_response.get("raw_data")
+    if card.wallet is not None and isinstance(raw_data, dict) and outcome.result == APPROVED:
+        # The wallet pages: Visa 05 "transação autenticada", Mastercard 242 (liability shift).
+        raw_data["security_level_indicator"] = "242" if card.brand == "mastercard" else "05"
+    charge.sub_merchant = request.sub_merchant
+    charge.notification_urls = request.notification_urls
     if authentication is not None and authentication.authentication is not None:
         authentication.authentication.used_by = charge.id  # an id pays one charge
+    if card.wallet_digest is not None:
+        state.wallet_keys[card.wallet_digest] = None  # a wallet's key pays once
     if request.splits is not None:
         split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
         state.splits[split.id] = split

@@ -6,6 +6,7 @@ Every charge of a call is parsed before any is executed, so an error in
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from django_orderpay import rules
 from ..state import errors
 from ..state.store import State
 from ..state.validation import (
+    check_str,
     field_path,
     item_path,
     reject_unknown,
@@ -26,8 +28,9 @@ from ..state.validation import (
     validate_metadata,
 )
 from .boleto import BoletoRequest, parse_boleto_charge
-from .cards import Card, resolve_card
+from .cards import Card, check_token_data, resolve_card
 from .splits import check_liable, validate_splits
+from .sub_merchant import validate_sub_merchant
 from .threeds import ChargeAuthentication, check_authentication
 
 CHARGE_KEYS = frozenset(
@@ -40,6 +43,8 @@ CHARGE_KEYS = frozenset(
         "splits",
         "metadata",
         "payment_instructions",
+        "sub_merchant",
+        "notification_urls",
     }
 )
 PAYMENT_METHOD_KEYS = frozenset(
@@ -52,6 +57,7 @@ PAYMENT_METHOD_KEYS = frozenset(
         "soft_descriptor",
         "holder",
         "authentication_method",
+        "token_data",
     }
 )
 
@@ -85,6 +91,10 @@ class ChargeRequest:
     authentication: ChargeAuthentication | None = None
     #: ``amount.fees`` as sent: the buyer's interest of an installment plan.
     amount_fees: dict[str, Any] | None = None
+    #: ``sub_merchant`` as sent (a payment facilitator's), echoed.
+    sub_merchant: dict[str, Any] | None = None
+    #: The charge's own ``notification_urls`` (notified beside the order's).
+    notification_urls: tuple[str, ...] = ()
 
 
 def parse_recurring(value: Any, path: str) -> dict[str, Any]:
@@ -181,9 +191,18 @@ def parse_charge(
         # The official plugin sends {tax_id} alone when it has no name.
         validate_holder(method["holder"], field_path(method_path, "holder"), name_required=False)
         holder = dict(method["holder"])
-    card, store_in_card = resolve_card(
-        method.get("card"), field_path(method_path, "card"), account=account, state=state
-    )
+    card_path = field_path(method_path, "card")
+    card, store_in_card = resolve_card(method.get("card"), card_path, account=account, state=state)
+    if holder is not None and not card.holder_tax_id and holder.get("tax_id"):
+        # The docs' encrypted-card answer shows payment_method.holder's tax_id in card.holder.
+        card = dataclasses.replace(card, holder_tax_id=holder["tax_id"])
+    if method.get("token_data") is not None:
+        # The charge object lists token_data in payment_method; the examples inside card.
+        token_data = check_token_data(method["token_data"], field_path(method_path, "token_data"))
+        card = dataclasses.replace(card, token_data=card.token_data or token_data)
+    sent_card = method.get("card")
+    if isinstance(sent_card, dict) and sent_card.get("network_token") is not None:
+        check_network_token(method, method_path, bool(store_here or store_in_card))
     if kind == "DEBIT_CARD":
         check_debit(method, method_path, installments, capture, bool(store_here or store_in_card))
     authentication = None
@@ -218,6 +237,14 @@ def parse_charge(
                 authentication_type=sent.get("type") if isinstance(sent, dict) else None,
                 method_path=method_path,
             )
+    sub_merchant = None
+    if charge.get("sub_merchant") is not None:
+        sub_merchant = validate_sub_merchant(
+            charge["sub_merchant"], field_path(path, "sub_merchant"), payment_type=kind or ""
+        )
+    urls = validate_charge_notification_urls(
+        charge.get("notification_urls"), field_path(path, "notification_urls")
+    )
     return ChargeRequest(
         reference_id=reference_id,
         description=description,
@@ -237,7 +264,31 @@ def parse_charge(
         payment_type=kind or "CREDIT_CARD",
         authentication=authentication,
         amount_fees=amount_fees,
+        sub_merchant=sub_merchant,
+        notification_urls=urls,
     )
+
+
+def check_network_token(method: dict[str, Any], path: str, store: bool) -> None:
+    """A network token (a brand's token for the card) is charged at once and never stored
+    ("função indisponível para ... token de bandeira")."""
+    if method.get("capture") is False:
+        raise errors.invalid(field_path(path, "capture"), "network_token_is_captured_at_once")
+    if store:
+        raise errors.invalid(field_path(path, "card.store"), "network_token_cannot_be_stored")
+
+
+def validate_charge_notification_urls(value: Any, path: str) -> tuple[str, ...]:
+    """``charges[].notification_urls``: one HTTPS URL at most ("Necessário que seja em
+    ambiente seguro com SSL (HTTPS)"; the order's takes one too)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > 1:
+        raise errors.invalid(path, "this field accepts only one URL")
+    urls = value
+    for index, url in enumerate(urls):
+        check_str(url, item_path(path, index), pattern=rules.HTTPS_URL_PATTERN)
+    return tuple(urls)
 
 
 def check_debit(

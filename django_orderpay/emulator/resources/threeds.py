@@ -104,9 +104,13 @@ PAYMENT_TYPES = ("CREDIT_CARD", "DEBIT_CARD")
 AUTHENTICATION_KEYS = frozenset(
     {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
 )
-AUTHENTICATION_TYPES = ("THREEDS",)
-#: ECIs of a fully authenticated shopper (Mastercard 02, Visa and Elo 05).
-AUTHENTICATED_ECIS = ("02", "05")
+#: THREEDS (PagBank's id, or an external 3DS) and INAPP (an Elo network token's in-app
+#: authentication: ``cavv`` and ``eci``).
+AUTHENTICATION_TYPES = ("THREEDS", "INAPP")
+#: ECIs answered AUTHENTICATED when no ``status`` is sent: a fully authenticated shopper
+#: (Mastercard 02, Visa and Elo 05), and 01 (Mastercard's attempt), which the docs'
+#: network-token debit example answers AUTHENTICATED.
+AUTHENTICATED_ECIS = ("01", "02", "05")
 #: A body the SDK posts: its session and its ``data``.
 SDK_KEYS = frozenset({"session", "data"})
 DATA_KEYS = frozenset(
@@ -288,6 +292,17 @@ def _external(method: dict[str, Any], path: str) -> ChargeAuthentication:
     return ChargeAuthentication(answer, status)
 
 
+def _in_app(method: dict[str, Any], path: str) -> ChargeAuthentication:
+    """INAPP (the docs' Elo network token): ``cavv`` and ``eci`` required, echoed without a
+    ``status`` as the docs' answers show; the wallet authenticated the shopper."""
+    for key in ("id", "xid", "version", "dstrans_id", "status"):
+        if method.get(key) is not None:
+            raise errors.invalid(field_path(path, key), "not_taken_with_inapp")
+    cavv = require_str(method, "cavv", path, limit=(1, 80))
+    eci = require_str(method, "eci", path, pattern=r"[0-9]{2}")
+    return ChargeAuthentication({"type": "INAPP", "eci": eci, "cavv": cavv}, AUTHENTICATED)
+
+
 def check_authentication(
     value: Any,
     path: str,
@@ -305,7 +320,9 @@ def check_authentication(
     """
     method = require_object(value, path)
     reject_unknown(method, AUTHENTICATION_KEYS, path)
-    require_str(method, "type", path, choices=AUTHENTICATION_TYPES)
+    kind = require_str(method, "type", path, choices=AUTHENTICATION_TYPES)
+    if kind == "INAPP":
+        return _in_app(method, path)
     if method.get("id") is None:
         return _external(method, path)
     for key in ("cavv", "eci", "xid", "dstrans_id"):
