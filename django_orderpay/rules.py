@@ -37,6 +37,57 @@ SPLIT_RECEIVERS: Final = (2, 15)
 SPLITS_KEYS: Final = frozenset({"method", "receivers"})
 RECEIVER_KEYS: Final = frozenset({"account", "amount", "reason", "configurations", "type"})
 RECEIVER_TYPES: Final = ("PRIMARY", "SECONDARY")
+#: The keys of an address, a card payment method, a card and a network token's data, as
+#: the real API takes them (the builders' dict reader and the emulator refuse any other).
+ADDRESS_KEYS: Final = frozenset(
+    {
+        "street",
+        "number",
+        "complement",
+        "locality",
+        "city",
+        "region",
+        "region_code",
+        "country",
+        "postal_code",
+    }
+)
+PAYMENT_METHOD_KEYS: Final = frozenset(
+    {
+        "type",
+        "installments",
+        "capture",
+        "store",
+        "card",
+        "soft_descriptor",
+        "holder",
+        "authentication_method",
+        "token_data",
+    }
+)
+CARD_KEYS: Final = frozenset(
+    {
+        "number",
+        "exp_month",
+        "exp_year",
+        "security_code",
+        "cvv",
+        "holder",
+        "store",
+        "encrypted",
+        "id",
+        "network_token",
+        "token_data",
+        "wallet",
+    }
+)
+#: ``token_data.wallet`` (the charge object's enum) and ``card.wallet.type`` (the wallets
+#: PagBank documents a payment key of: its Google Pay and Apple Pay pages).
+TOKEN_WALLETS: Final = ("APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY", "MERCHANT_TOKENIZATION_PROGRAM")
+WALLET_TYPES: Final = ("GOOGLE_PAY", "APPLE_PAY")
+TOKEN_DATA_KEYS: Final = frozenset(
+    {"requestor_id", "wallet", "cryptogram", "ecommerce_domain", "assurance_level"}
+)
 #: An order's and a charge's id as this package accepts them from outside (a notification's
 #: body, ``orderpay_sync --order``): the prefix and up to 59 characters safe in a URL path.
 ORDER_ID_PATTERN: Final = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")

@@ -31,11 +31,6 @@ def _year(value: Any) -> Any:
     return value
 
 
-#: ``token_data.wallet`` (the charge object's) and ``wallet.type`` (the wallet use cases').
-TOKEN_WALLETS = ("APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY", "MERCHANT_TOKENIZATION_PROGRAM")
-WALLET_TYPES = ("GOOGLE_PAY", "APPLE_PAY")
-
-
 @dataclass(frozen=True, repr=False)
 class TokenData(Builder):
     """``card.token_data`` of a network token (Visa, Mastercard): what its token requestor
@@ -52,7 +47,9 @@ class TokenData(Builder):
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(join(path, "requestor_id"), self.requestor_id, limit=(1, 11), required=False)
-        problems.text(join(path, "wallet"), self.wallet, choices=TOKEN_WALLETS, required=False)
+        problems.text(
+            join(path, "wallet"), self.wallet, choices=rules.TOKEN_WALLETS, required=False
+        )
         problems.text(join(path, "cryptogram"), self.cryptogram, limit=(1, 40), required=False)
         problems.text(
             join(path, "ecommerce_domain"), self.ecommerce_domain, limit=(1, 150), required=False
@@ -81,7 +78,7 @@ class Wallet(Builder):
         return f"Wallet(type={self.type!r})"
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.text(join(path, "type"), self.type, choices=WALLET_TYPES)
+        problems.text(join(path, "type"), self.type, choices=rules.WALLET_TYPES)
         problems.text(join(path, "key"), self.key, limit=(1, 65536))
 
     def to_dict(self) -> dict[str, Any]:

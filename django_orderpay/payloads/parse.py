@@ -43,19 +43,6 @@ ORDER_KEYS = frozenset(
 CUSTOMER_KEYS = frozenset({"name", "email", "tax_id", "phones"})
 PHONE_KEYS = frozenset({"country", "area", "number", "type"})
 ITEM_KEYS = frozenset({"reference_id", "name", "quantity", "unit_amount"})
-ADDRESS_KEYS = frozenset(
-    {
-        "street",
-        "number",
-        "complement",
-        "locality",
-        "city",
-        "region",
-        "region_code",
-        "country",
-        "postal_code",
-    }
-)
 CHARGE_KEYS = frozenset(
     {
         "reference_id",
@@ -70,46 +57,18 @@ CHARGE_KEYS = frozenset(
     }
 )
 AMOUNT_KEYS = frozenset({"value", "currency", "fees"})
-PAYMENT_METHOD_KEYS = frozenset(
-    {
-        "type",
-        "installments",
-        "capture",
-        "store",
-        "card",
-        "soft_descriptor",
-        "authentication_method",
-        "holder",
-        "token_data",
-    }
-)
 AUTHENTICATION_KEYS = frozenset(
     {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
-)
-CARD_KEYS = frozenset(
-    {
-        "number",
-        "exp_month",
-        "exp_year",
-        "security_code",
-        "cvv",
-        "holder",
-        "store",
-        "encrypted",
-        "id",
-        "network_token",
-        "token_data",
-        "wallet",
-    }
-)
-TOKEN_DATA_KEYS = frozenset(
-    {"requestor_id", "wallet", "cryptogram", "ecommerce_domain", "assurance_level"}
 )
 WALLET_KEYS = frozenset({"type", "key"})
 SUB_MERCHANT_KEYS = frozenset({"reference_id", "name", "tax_id", "mcc", "address", "phones"})
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 SPLITS_KEYS = rules.SPLITS_KEYS
+ADDRESS_KEYS = rules.ADDRESS_KEYS
+PAYMENT_METHOD_KEYS = rules.PAYMENT_METHOD_KEYS
+CARD_KEYS = rules.CARD_KEYS
+TOKEN_DATA_KEYS = rules.TOKEN_DATA_KEYS
 RECEIVER_KEYS = rules.RECEIVER_KEYS
 DEEP_LINK_KEYS = frozenset({"amount", "redirect_url"})
 QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements", "splits"})

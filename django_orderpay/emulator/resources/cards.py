@@ -27,32 +27,8 @@ from ..state.validation import (
     validate_holder,
 )
 
-CARD_KEYS = frozenset(
-    {
-        "number",
-        "exp_month",
-        "exp_year",
-        "security_code",
-        "cvv",
-        "holder",
-        "store",
-        "encrypted",
-        "id",
-        "network_token",
-        "token_data",
-        "wallet",
-    }
-)
 #: Exactly one of these names the card.
 CARD_SOURCES = ("number", "encrypted", "id", "network_token", "wallet")
-#: ``card.token_data`` (a network token's data; the charge object lists it in
-#: ``payment_method`` too): its keys, and ``wallet``'s documented values.
-TOKEN_DATA_KEYS = frozenset(
-    {"requestor_id", "wallet", "cryptogram", "ecommerce_domain", "assurance_level"}
-)
-TOKEN_WALLETS = ("APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY", "MERCHANT_TOKENIZATION_PROGRAM")
-#: ``card.wallet.type``: the wallets PagBank documents a payment key of.
-WALLET_TYPES = ("GOOGLE_PAY", "APPLE_PAY")
 #: The card a wallet's key stands for, in the emulator: a Visa ending 9948 expiring 12/2031,
 #: the card PagBank's Google Pay and Apple Pay answers show (it cannot decrypt a real key).
 WALLET_CARD = ("4670920000069948", "12", "2031")
@@ -236,9 +212,9 @@ def check_token_data(value: Any, path: str) -> dict[str, Any]:
     """``token_data`` of a network token: each field within the charge object's sizes; the
     answer keeps all but the ``cryptogram``, as PagBank's does."""
     data = require_object(value, path)
-    reject_unknown(data, TOKEN_DATA_KEYS, path)
+    reject_unknown(data, rules.TOKEN_DATA_KEYS, path)
     require_str(data, "requestor_id", path, limit=(1, 11), optional=True)
-    require_str(data, "wallet", path, choices=TOKEN_WALLETS, optional=True)
+    require_str(data, "wallet", path, choices=rules.TOKEN_WALLETS, optional=True)
     require_str(data, "cryptogram", path, limit=(1, 40), optional=True)
     require_str(data, "ecommerce_domain", path, limit=(1, 150), optional=True)
     require_int(data, "assurance_level", path, minimum=0, maximum=99, optional=True)
@@ -251,7 +227,7 @@ def _wallet(card: dict[str, Any], path: str, state: State, account: str) -> Card
     where = field_path(path, "wallet")
     wallet = require_object(card.get("wallet"), where)
     reject_unknown(wallet, {"type", "key"}, where)
-    kind = require_str(wallet, "type", where, choices=WALLET_TYPES)
+    kind = require_str(wallet, "type", where, choices=rules.WALLET_TYPES)
     key = require_str(wallet, "key", where, limit=(1, 65536))
     digest = wallet_digest(account, key or "")
     if digest in state.wallet_keys:
@@ -276,7 +252,7 @@ def resolve_card(card_json: Any, path: str, *, account: str, state: State) -> tu
     learn that someone else's token exists.
     """
     card = require_object(card_json, path)
-    reject_unknown(card, CARD_KEYS, path)
+    reject_unknown(card, rules.CARD_KEYS, path)
     sources = [key for key in CARD_SOURCES if card.get(key) is not None]
     if len(sources) != 1:
         raise errors.invalid(path, "exactly_one_of_number_encrypted_id_network_token_wallet")

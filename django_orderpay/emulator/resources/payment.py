@@ -47,19 +47,6 @@ CHARGE_KEYS = frozenset(
         "notification_urls",
     }
 )
-PAYMENT_METHOD_KEYS = frozenset(
-    {
-        "type",
-        "installments",
-        "capture",
-        "store",
-        "card",
-        "soft_descriptor",
-        "holder",
-        "authentication_method",
-        "token_data",
-    }
-)
 
 RECURRING_KEYS = frozenset({"type", "recurrence_id", "original_amount"})
 PAYMENT_METHOD_TYPES = ("CREDIT_CARD", "DEBIT_CARD", "BOLETO")
@@ -176,7 +163,7 @@ def parse_charge(
         )
     if charge.get("payment_instructions") is not None:
         raise errors.invalid(field_path(path, "payment_instructions"), "only_for_boleto")
-    reject_unknown(method, PAYMENT_METHOD_KEYS, method_path)
+    reject_unknown(method, rules.PAYMENT_METHOD_KEYS, method_path)
     installments = _installments(method, method_path, amount, state)
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)

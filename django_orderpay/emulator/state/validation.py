@@ -33,19 +33,6 @@ FORBIDDEN_NAME_MESSAGE = "must not contains any of the characters [{}]".format(
 #: ``metadata``: the merchant's own keys and values, echoed back.
 METADATA_LIMITS = (1, 64)
 SHIPPING_KEYS = frozenset({"address"})
-ADDRESS_KEYS = frozenset(
-    {
-        "street",
-        "number",
-        "complement",
-        "locality",
-        "city",
-        "region",
-        "region_code",
-        "country",
-        "postal_code",
-    }
-)
 AMOUNT_KEYS = frozenset({"value", "currency"})
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 
@@ -354,7 +341,7 @@ def validate_address(address: Any, path: str, *, country_as_written: bool = Fals
     ``country_as_written`` 1-50 characters (a boleto's payer: the docs' example writes
     "Brasil")."""
     address = require_object(address, path)
-    reject_unknown(address, ADDRESS_KEYS, path)
+    reject_unknown(address, rules.ADDRESS_KEYS, path)
     require_str(address, "street", path, limit="street")
     require_str(address, "number", path, limit="address.number")
     require_str(address, "complement", path, limit="complement", optional=True)
