@@ -36,7 +36,14 @@ NEEDS_AUTHENTICATION = "4000000000003204"
 
 def authenticate(provider, number: str, amount: int, kind: str = "CREDIT_CARD", **extra) -> dict:
     """What the browser SDK does: authenticate3DS against the emulator, with a fresh session."""
-    session = services.create_3ds_session()
+    session = services.create_3ds_session().session
+    return authenticate_with(provider, session, number, amount, kind, **extra).json()
+
+
+def authenticate_with(
+    provider, session: str, number: str, amount: int, kind: str = "CREDIT_CARD", **extra
+) -> requests.Response:
+    """``authenticate3DS`` with ``session``: the emulator's answer."""
     data = {
         "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
         "paymentMethod": {
@@ -47,12 +54,11 @@ def authenticate(provider, number: str, amount: int, kind: str = "CREDIT_CARD", 
         "amount": {"value": amount, "currency": "BRL"},
         "billingAddress": {"street": "Av. Paulista", "postalCode": "01311300"},
     }
-    answer = requests.post(
+    return requests.post(
         provider.base_url + "/checkout-sdk/authentications",
-        json={"session": session.session, "data": data},
+        json={"session": session, "data": data},
         timeout=5,
-    ).json()
-    return answer
+    )
 
 
 def encrypted(provider, number: str) -> str:
@@ -406,24 +412,6 @@ def card_form_config(order=None, form=None) -> dict[str, Any]:
     start = html.index('data-orderpay-3ds="') + len('data-orderpay-3ds="')
     raw = html[start : html.index('"', start)].replace("&quot;", '"')
     return json.loads(raw.replace("&#x27;", "'").replace("&amp;", "&"))
-
-
-def authenticate_with(provider, session: str, number: str, amount: int) -> requests.Response:
-    data = {
-        "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
-        "paymentMethod": {
-            "type": "CREDIT_CARD",
-            "installments": 1,
-            "card": {"number": number, "expMonth": "12", "expYear": "2030"},
-        },
-        "amount": {"value": amount, "currency": "BRL"},
-        "billingAddress": {"street": "Av. Paulista", "postalCode": "01311300"},
-    }
-    return requests.post(
-        provider.base_url + "/checkout-sdk/authentications",
-        json={"session": session, "data": data},
-        timeout=5,
-    )
 
 
 def test_a_page_left_open_past_30_minutes_gets_a_new_session(client, orderpay_emulator):
