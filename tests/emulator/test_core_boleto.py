@@ -434,3 +434,14 @@ def test_a_boleto_declined_by_risk_analysis_as_the_docs_show(api, today):
     assert paying.status_code == 400
     move_to(api, TODAY_ANCHOR + timedelta(days=60))
     assert api.get(f"/charges/{charge['id']}").json()["status"] == "DECLINED"
+
+
+def test_a_boleto_payers_document_keeps_its_check_digits(api, today):
+    """A bank registers a boleto with its payer's CPF/CNPJ: the check digits count here
+    (a card holder's do not: PagBank's card examples send wrong ones and are paid)."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["payment_method"]["boleto"]["holder"]["tax_id"] = "65544332211"
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.holder.tax_id",
+    )
