@@ -22,6 +22,7 @@ import requests
 from django_orderpay import rules, services
 from django_orderpay.cardcrypto import encrypt_card
 from django_orderpay.client import get_client
+from django_orderpay.exceptions import ProviderError
 from tests.pagbank_docs import docs_example, docs_examples
 
 pytestmark = pytest.mark.django_db
@@ -230,3 +231,16 @@ def test_the_documented_fields_are_mirrored(orderpay_emulator):
     wallet = services.create_order(adapted("11-1", orderpay_emulator)).charges.get()
     assert wallet.data["payment_method"]["card"]["wallet"] == {"type": "GOOGLE_PAY"}
     assert (wallet.card_brand, wallet.card_last_digits) == ("visa", "9948")
+
+
+@pytest.mark.parametrize("name", sorted(BEYOND_THE_ALLOWED))
+def test_the_wallet_examples_as_printed_with_the_option_for_short_tax_ids(name, orderpay_emulator):
+    """The emulator keeps the order object's 11 or 14 characters; the option ``short_tax_ids``
+    takes the wallet pages' "123456789" as printed."""
+    body = adapted(name, orderpay_emulator)
+    body["customer"]["tax_id"] = docs_example(name)["request"]["customer"]["tax_id"]
+    with pytest.raises(ProviderError) as caught:
+        get_client().create_order(body)
+    assert caught.value.parameter_names == ["customer.tax_id"]
+    orderpay_emulator.control("POST", "options", {"short_tax_ids": True})
+    assert get_client().create_order(body)["customer"]["tax_id"] == "123456789"

@@ -63,7 +63,7 @@ def create_order(state: State, call: Call) -> Response:
     body = call.payload
     reject_unknown(body, ORDER_KEYS, "")
     reference_id = require_str(body, "reference_id", "", limit="reference_id", optional=True)
-    validate_customer(body.get("customer"))
+    validate_customer(body.get("customer"), short_tax_ids=state.options.short_tax_ids)
     validate_items(body.get("items"))
     if body.get("shipping") is not None:
         validate_shipping(body["shipping"])

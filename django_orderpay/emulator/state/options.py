@@ -46,6 +46,9 @@ class Options:
     debit_not_authenticated: str = "PAID"
     #: ``docs``: a public key 201, a 3DS session 200; ``plugin``: 200 and 201.
     created_statuses: str = "docs"
+    #: A customer's ``tax_id`` of 9 or 10 digits, as the Google Pay and Apple Pay examples
+    #: send "123456789": refused as the order object's table (11 or 14), or taken.
+    short_tax_ids: bool = False
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -58,6 +61,8 @@ class Options:
             raise ValueError("installments_18x must be true or false")
         if not isinstance(self.fees_configured, bool):
             raise ValueError("fees_configured must be true or false")
+        if not isinstance(self.short_tax_ids, bool):
+            raise ValueError("short_tax_ids must be true or false")
         if self.created_statuses not in CREATED_STATUSES:
             raise ValueError("created_statuses must be one of " + ", ".join(CREATED_STATUSES))
         if self.debit_not_authenticated not in DEBIT_NOT_AUTHENTICATED_OUTCOMES:

@@ -300,13 +300,23 @@ def validate_phone(phone: Any, path: str) -> None:
     require_str(phone, "type", path, choices=rules.PHONE_TYPES)
 
 
-def validate_customer(customer: Any, path: str = "customer") -> None:
-    """``name`` 1-120, ``email`` 10-255 and address-shaped, ``tax_id`` CPF/CNPJ, ``phones``?"""
+#: A customer's ``tax_id`` as the wallet pages' examples send it ("123456789"), taken with the
+#: option ``short_tax_ids``.
+_SHORT_TAX_ID = re.compile(r"[0-9]{9,10}")
+
+
+def validate_customer(
+    customer: Any, path: str = "customer", *, short_tax_ids: bool = False
+) -> None:
+    """``name`` 1-120, ``email`` 10-255 and address-shaped, ``tax_id`` CPF/CNPJ (or, with
+    ``short_tax_ids``, 9 or 10 digits as the wallet examples), ``phones``?"""
     customer = require_object(customer, path)
     reject_unknown(customer, CUSTOMER_KEYS, path)
     check_name(require_str(customer, "name", path, limit="customer.name"), field_path(path, "name"))
     require_str(customer, "email", path, limit="email", pattern=_EMAIL)
-    require_tax_id(customer, "tax_id", path)
+    tax_id = customer.get("tax_id")
+    if not (short_tax_ids and isinstance(tax_id, str) and _SHORT_TAX_ID.fullmatch(tax_id)):
+        require_tax_id(customer, "tax_id", path)
     phones = require_list(customer, "phones", path, optional=True)
     for index, phone in enumerate(phones or []):
         validate_phone(phone, item_path(field_path(path, "phones"), index))
