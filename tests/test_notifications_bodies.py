@@ -397,31 +397,3 @@ def test_another_merchants_notification_without_verification_is_ignored(other_me
     delivery = NotificationDelivery.objects.get()
     assert (delivery.outcome, delivery.valid) == (DeliveryOutcome.IGNORED, None)
     assert delivery.order_provider_id == order_id
-
-
-def test_a_pagbank_checkout_notification_is_answered_200_ignored_and_recorded(client):
-    """A hosted Checkout (``CHEC_``) reaching the notification URL: a 400 made PagBank retry
-    it for days. Until hosted Checkout is supported it is ignored, 200, and kept in the log."""
-    checkout = {
-        "id": "CHEC_0F4B9A3E-8A83-4D3B-9F0B-5A2E6C1B7D44",
-        "reference_id": "ex-00001",
-        "status": "ACTIVE",
-        "created_at": "2026-11-21T14:05:31.482-03:00",
-        "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
-    }
-    body = json.dumps(checkout).encode()
-
-    response = client.post(
-        URL,
-        data=body,
-        content_type="application/json",
-        headers={"x-authenticity-token": authenticity_token(TOKEN, body)},
-    )
-
-    assert response.status_code == 200
-    assert response.json()["outcome"] == "ignored"
-    delivery = only_delivery()
-    assert delivery.outcome == "ignored" and bytes(delivery.body) == body
-    assert "CHEC_" in delivery.error
-    unsigned = client.post(URL, data=body[:-1] + b" }", content_type="application/json")
-    assert unsigned.status_code == 200 and unsigned.json()["outcome"] == "ignored"

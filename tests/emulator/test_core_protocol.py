@@ -288,6 +288,7 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "debit_not_authenticated": "PAID",
         "created_statuses": "docs",
         "short_tax_ids": False,
+        "recurrent_checkout": False,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
     assert changed.json()["options"]["partial_refund_status"] == "CANCELED"

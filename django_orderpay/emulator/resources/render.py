@@ -139,16 +139,26 @@ def body_bytes(payload: Any) -> bytes:
 
 def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
     """Queue the whole Order to each of its ``notification_urls`` and its charges' own,
-    signed for its merchant."""
+    signed for its merchant.
+
+    An order a checkout's page made names the checkout in ``x-product-id``,
+    and the checkout itself is notified too (:mod:`.checkouts`).
+    """
+    checkout = state.checkouts.get(order.checkout_id) if order.checkout_id else None
     urls = list(order.notification_urls)
     for charge_id in order.charge_ids:
         urls += [url for url in state.charges[charge_id].notification_urls if url not in urls]
-    if not urls:
-        return
-    body = body_bytes(order_json(state, order, base_url))
-    token = state.token_of(order.account)
-    headers = {"Content-Type": "application/json"}
-    if token is not None:
-        headers["x-authenticity-token"] = authenticity_token(token, body)
-    for url in urls:
-        state.notifier.submit(url, body, headers)
+    if urls:
+        body = body_bytes(order_json(state, order, base_url))
+        token = state.token_of(order.account)
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["x-authenticity-token"] = authenticity_token(token, body)
+        if order.checkout_id is not None:
+            headers["x-product-id"] = order.checkout_id
+        for url in urls:
+            state.notifier.submit(url, body, headers)
+    if checkout is not None:
+        from .checkouts import notify_checkout  # checkouts renders orders with this module
+
+        notify_checkout(state, checkout, base_url)

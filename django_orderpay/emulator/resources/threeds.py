@@ -126,14 +126,20 @@ DATA_KEYS = frozenset(
 )
 
 
+def new_session(state: State, account: str, now: datetime) -> Session:
+    """A checkout-SDK session authenticating cards for ``account`` (its token, or its checkout)."""
+    state.threeds.prune(now)
+    session = Session(secrets.token_hex(32), account, now + SESSION_LIFETIME)
+    state.threeds.sessions[session.id] = session
+    return session
+
+
 def create_session(state: State, call: Call) -> Response:
     """``POST /checkout-sdk/sessions`` (no body): 200 ``{session, expires_at}`` (epoch ms), as
     the docs say (201 with the option ``created_statuses: "plugin"``: the official plugin
     requires it)."""
     reject_unknown(call.payload, (), "")
-    state.threeds.prune(call.now)
-    session = Session(secrets.token_hex(32), call.merchant, call.now + SESSION_LIFETIME)
-    state.threeds.sessions[session.id] = session
+    session = new_session(state, call.merchant, call.now)
     expires_at = int(session.expires_at.timestamp() * 1000)
     body = {"session": session.id, "expires_at": expires_at}
     return Response.json(state.options.session_status, body)

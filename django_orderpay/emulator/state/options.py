@@ -49,6 +49,9 @@ class Options:
     #: A customer's ``tax_id`` of 9 or 10 digits, as the Google Pay and Apple Pay examples
     #: send "123456789": refused as the order object's table (11 or 14), or taken.
     short_tax_ids: bool = False
+    #: Whether the account may create recurrent checkouts (``recurrence_plan``): off,
+    #: ``recurrent_checkout_disabled``, as for an account PagBank has not enabled.
+    recurrent_checkout: bool = False
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -61,6 +64,8 @@ class Options:
             raise ValueError("installments_18x must be true or false")
         if not isinstance(self.fees_configured, bool):
             raise ValueError("fees_configured must be true or false")
+        if not isinstance(self.recurrent_checkout, bool):
+            raise ValueError("recurrent_checkout must be true or false")
         if not isinstance(self.short_tax_ids, bool):
             raise ValueError("short_tax_ids must be true or false")
         if self.created_statuses not in CREATED_STATUSES:
