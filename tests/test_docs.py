@@ -203,6 +203,7 @@ def _call_views(names: dict[str, Any], before: set[str]) -> None:
 PYTEST_BLOCKS = [b for b in ALL if b.kind == "pytest"]
 
 
+@pytest.mark.timeout(900)  # a whole pytest run of its own, bounded at 600 s below
 def test_the_test_modules_pass(tmp_path):
     """Each ``pytest`` block as a file of its own, all in one pytest run (one process)."""
     assert PYTEST_BLOCKS
