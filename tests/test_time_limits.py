@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-HANGING = '''
+HANGING = """
 import threading
 
 
@@ -22,7 +22,7 @@ def test_hangs():
 
 def test_after_it_runs():
     assert True
-'''
+"""
 
 
 def test_the_suite_has_a_time_limit_per_test(pytestconfig):
