@@ -10,9 +10,11 @@ loads entry-point plugins before Django is set up.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -179,8 +181,28 @@ class OrderPayEmulator:
         return self.control("POST", f"boletos/{boleto_or_charge_id}/pay")
 
     def advance_clock(self, seconds: float) -> None:
-        """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due."""
+        """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due.
+
+        Only the provider's clock: the shop's (``timezone.now()``) stays. To
+        move both, as ``manage.py orderpay_expire`` needs, use :meth:`travel`.
+        """
         self.control("POST", "clock", {"advance_seconds": seconds})
+
+    @contextlib.contextmanager
+    def travel(self, seconds: float) -> Iterator[None]:
+        """The shop's clock and the emulator's, ``seconds`` ahead together, for the block.
+
+        One clock for both (time-machine moves the process's time; the
+        emulator serves from this process and reads it too), so what the shop
+        decides by its clock (``orderpay_expire`` picks a Pix order once its QR
+        code expired) and what the provider answers agree. Time flows on from
+        the moved point.
+        """
+        import time_machine
+        from django.utils import timezone
+
+        with time_machine.travel(timezone.now() + timedelta(seconds=seconds), tick=True):
+            yield
 
     # --- 3-D Secure ---------------------------------------------------------------
 
