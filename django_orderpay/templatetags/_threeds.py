@@ -12,6 +12,8 @@ import logging
 from typing import Any
 
 from django import forms
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext as _
 
 from django_orderpay import services
@@ -58,6 +60,38 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return value.to_dict() if hasattr(value, "to_dict") else dict(value)
 
 
+def missing_shopper(customer: dict[str, Any], address: dict[str, Any]) -> list[str]:
+    """What ``authenticate3DS`` requires and the card form was not given."""
+    missing = [f"customer {key}" for key in ("name", "email") if not customer.get(key)]
+    if not address:
+        missing.append("billing address")
+    return missing
+
+
+def _check_shopper(customer: dict[str, Any], address: dict[str, Any]) -> None:
+    """A card form that runs 3-D Secure without the shopper fails every payment: say so.
+
+    PagBank's ``authenticate3DS`` refuses a request without the customer's name
+    and e-mail or a billing address, and the shopper would only read "could not
+    be authenticated". In DEBUG the page fails to render (ImproperlyConfigured,
+    at once, for the developer); in production it renders, and an error is
+    logged for staff on every render.
+    """
+    missing = missing_shopper(customer, address)
+    if not missing:
+        return
+    message = (
+        "{% orderpay_card_form %} runs 3-D Secure but has no "
+        + ", ".join(missing)
+        + ": every card payment on this page would fail authentication. Pass order=<an Order "
+        "whose customer and shipping address are known>, or customer=... and address=... "
+        "(payloads.Customer and payloads.Address, or dicts in the Orders API's words)."
+    )
+    if settings.DEBUG:
+        raise ImproperlyConfigured(message)
+    logger.error(message)
+
+
 def threeds_config(
     form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
 ) -> dict[str, Any]:
@@ -71,6 +105,7 @@ def threeds_config(
     data = (order.data if order is not None else None) or {}
     customer = _as_dict(customer) or data.get("customer") or {}
     address = _as_dict(address) or ((data.get("shipping") or {}).get("address")) or {}
+    _check_shopper(customer, address)
     return {
         "session": session.session if session else "",
         "env": session.env if session else "",
