@@ -20,6 +20,7 @@ from django_orderpay import services
 from django_orderpay.checkout import DEBIT_NOT_AUTHENTICATED
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
+from django_orderpay.shopper_messages import is_shop_side
 
 logger = logging.getLogger("django_orderpay.templatetags")
 
@@ -100,7 +101,9 @@ def threeds_config(
         session = services.create_3ds_session()
     except OrderPayError as error:
         # The page still renders; checkout.js then says 3-D Secure is unavailable.
-        logger.warning("no 3-D Secure session for the checkout page: %s", error)
+        # A wrong token fails every payment until staff fix it: an error, not a warning.
+        log = logger.error if is_shop_side(error) else logger.warning
+        log("no 3-D Secure session for the checkout page: %s", error)
         session = None
     data = (order.data if order is not None else None) or {}
     customer = _as_dict(customer) or data.get("customer") or {}
