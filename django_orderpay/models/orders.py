@@ -73,6 +73,12 @@ class Order(ProviderMirror):
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
+    #: When the provider first answered 404 for this order (``orderpay_sync``): it
+    #: is reported once and no longer fetched by every run (an emulator restarted
+    #: without its state file, a sandbox order after the sandbox was reset).
+    provider_missing_since = models.DateTimeField(
+        _("unknown to the provider since"), null=True, blank=True
+    )
 
     objects = OrderQuerySet.as_manager()
 
