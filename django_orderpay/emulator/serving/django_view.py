@@ -46,21 +46,23 @@ def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
     return tokens or None
 
 
-def state_file() -> Path | None:
+def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
     """Where the mounted emulator keeps its state, or None (kept in memory only).
 
     ``ORDERPAY["EMULATOR_STATE_FILE"]`` when set (``False``: none). Unset, with
     ``DEBUG`` on: beside the default database when it is a SQLite file
     (``db.sqlite3.orderpay-emulator``: the provider's state lives and goes
     with the shop's), else a file in the temp folder named after the database,
-    so each database has its own; with ``DEBUG`` off, none.
+    so each database has its own; with ``DEBUG`` off, none. ``database``: the
+    settings of the database it goes with (``DATABASES["default"]`` when None).
     """
     configured = get_settings(strict=False).emulator_state_file
     if configured is not None:
         return Path(configured) if configured else None
     if not settings.DEBUG:
         return None
-    database = settings.DATABASES.get("default", {})
+    if database is None:
+        database = settings.DATABASES.get("default", {})
     name = str(database.get("NAME") or "")
     if (
         "sqlite" in str(database.get("ENGINE", ""))
