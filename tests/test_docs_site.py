@@ -82,3 +82,16 @@ def test_the_project_urls_point_at_the_site():
     assert f'Documentation = "{SITE.removesuffix("en/latest/")}"' in pyproject
     assert f'Changelog = "{SITE}changelog/"' in pyproject
     assert f"site_url: {SITE}" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_the_version_lives_in_one_place_and_the_changelog_names_it():
+    import django_orderpay
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject
+    assert 'version = { attr = "django_orderpay.__version__" }' in pyproject
+    assert not re.search(r'^version = "', pyproject, re.MULTILINE)
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert changelog.index("## Unreleased") < changelog.index(f"## {django_orderpay.__version__}")
+    relative = re.findall(r"\]\((?!https?://|#)([^)]+)\)", changelog)
+    assert relative == [], "the changelog is read on the site and in the repository alike"
