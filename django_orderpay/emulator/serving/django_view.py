@@ -52,8 +52,9 @@ def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
     ``ORDERPAY["EMULATOR_STATE_FILE"]`` when set (``False``: none). Unset, with
     ``DEBUG`` on: beside the default database when it is a SQLite file
     (``db.sqlite3.orderpay-emulator``: the provider's state lives and goes
-    with the shop's), else a file in the temp folder named after the database,
-    so each database has its own; with ``DEBUG`` off, none. ``database``: the
+    with the shop's; none for an in-memory SQLite database), else a file in
+    the temp folder named after the database, so each database has its own;
+    with ``DEBUG`` off, none. ``database``: the
     settings of the database it goes with (``DATABASES["default"]`` when None).
     """
     configured = get_settings(strict=False).emulator_state_file
@@ -64,11 +65,9 @@ def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
     if database is None:
         database = settings.DATABASES.get("default", {})
     name = str(database.get("NAME") or "")
-    if (
-        "sqlite" in str(database.get("ENGINE", ""))
-        and name
-        and not name.startswith((":memory:", "file:"))
-    ):
+    if "sqlite" in str(database.get("ENGINE", "")):
+        if not name or name.startswith(":memory:") or "mode=memory" in name:
+            return None  # a database that dies with the process: so does the provider's state
         return Path(name).with_name(Path(name).name + ".orderpay-emulator")
     where = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
     digest = hashlib.sha256(where.encode()).hexdigest()[:16]
