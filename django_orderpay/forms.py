@@ -43,7 +43,7 @@ from django_orderpay.installments import (
 from django_orderpay.intents import IntentField, intent_of, is_intent
 from django_orderpay.intents import operation_key as intent_operation_key
 from django_orderpay.models import CardToken, Order
-from django_orderpay.shopper_messages import IN_PROGRESS, refusal_message
+from django_orderpay.shopper_messages import IN_PROGRESS, is_shop_side, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -150,6 +150,11 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         )
         form.in_progress = error  # type: ignore[attr-defined]
         form.add_error(None, IN_PROGRESS)
+        return
+    if is_shop_side(error):
+        # The token, the account or the settings: the shopper can do nothing about
+        # it, staff must (refusal_message logs it as an error).
+        form.add_error(None, str(refusal_message(error)))
         return
     if isinstance(error, PayloadError):
         problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]

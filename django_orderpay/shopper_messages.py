@@ -18,6 +18,7 @@ something the shopper can act on have a sentence of their own
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,17 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .exceptions import ErrorMessage, PaymentInProgress, ProviderError, ProviderUnavailable
+from .exceptions import (
+    AuthenticationError,
+    ConfigurationError,
+    ErrorMessage,
+    Forbidden,
+    PaymentInProgress,
+    ProviderError,
+    ProviderUnavailable,
+)
+
+logger = logging.getLogger(__name__)
 
 #: Decline codes after which the same card may be tried again: PagBank's
 #: anti-fraud (10000), an unexpected decline (10002), and the issuer's
@@ -160,6 +171,13 @@ IN_PROGRESS = _(
     "A payment for this purchase is already in progress. Wait for its outcome before paying "
     "again: this page shows it once it is confirmed."
 )
+#: The shop's own side failed (its token, its account, its settings): no card helps.
+SHOP_UNAVAILABLE = _(
+    "This shop can't take payments right now. Please try again later, or contact the shop."
+)
+#: Errors that are the merchant's, never the shopper's: a wrong or revoked token (401),
+#: an account not allowed to do this (403), settings missing or wrong.
+SHOP_SIDE_ERRORS = (AuthenticationError, Forbidden, ConfigurationError)
 
 
 @dataclass(frozen=True)
@@ -170,9 +188,11 @@ class ShopperMessage:
     may_retry: bool = False
     #: Whether the sentence ends with what to try next (a retry, or another card).
     hint: bool = True
+    #: The shop's own setup failed: another card would not help, so no hint.
+    shop_side: bool = False
 
     def __str__(self) -> str:
-        if not self.hint:
+        if self.shop_side or not self.hint:
             return self.text
         hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
         return f"{self.text} {hint}"
@@ -202,10 +222,28 @@ def charge_decline_message(charge: Any) -> ShopperMessage:
     )
 
 
+def is_shop_side(error: Any) -> bool:
+    """Whether ``error`` is the merchant's to fix (token, account, settings), not the shopper's."""
+    return isinstance(error, SHOP_SIDE_ERRORS)
+
+
 def refusal_message(error: Any) -> ShopperMessage:
-    """What to say when a payment request raised ``error`` (one of the package's own)."""
+    """What to say when a payment request raised ``error`` (one of the package's own).
+
+    A merchant-side error (:data:`SHOP_SIDE_ERRORS`) says the shop can't take
+    payments right now, and is logged as an error for staff: every payment
+    fails until someone fixes the token, the account or the settings.
+    """
     if isinstance(error, PaymentInProgress):
         return ShopperMessage(str(IN_PROGRESS), hint=False)
+    if is_shop_side(error):
+        logger.error(
+            "the shop cannot take payments: %s: %s (check ORDERPAY['TOKEN'], the "
+            "ENVIRONMENT it belongs to, and what the PagBank account is allowed to do)",
+            type(error).__name__,
+            error,
+        )
+        return ShopperMessage(str(SHOP_UNAVAILABLE), shop_side=True)
     if isinstance(error, ProviderUnavailable):  # rate limits and outages included
         return ShopperMessage(str(BUSY), may_retry=True)
     if isinstance(error, ProviderError):

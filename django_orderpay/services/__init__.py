@@ -25,7 +25,7 @@ from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
 from .operations import in_flight_for
-from .orders import create_order, pay_order, refresh_order
+from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
 from .splits import get_split
 from .threeds import ThreeDSSession, create_3ds_session
@@ -51,6 +51,7 @@ __all__ = [
     "payable_checkout",
     "refresh_checkout",
     "refresh_order",
+    "refresh_order_of_charge",
     "remove_card_token",
     "simulate_deeplink_payment",
     "simulate_pix_payment",
