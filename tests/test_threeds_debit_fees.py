@@ -310,7 +310,9 @@ def test_plans_view_answers_only_signed_parameters(client, orderpay_emulator):
     pt = client.get(
         "/orderpay/installments/", {"bin": "411111", "plans": token}, HTTP_ACCEPT_LANGUAGE="pt-br"
     )
-    assert pt.json()["plans"][3]["label"] == "4x R$ 27,22 (total R$ 108,87)"
+    assert (
+        pt.json()["plans"][3]["label"] == "4x: a primeira R$ 27,21 e 3x R$ 27,22 (total R$ 108,87)"
+    )
 
 
 def test_card_form_tag_carries_the_session_never_the_token(orderpay_emulator):
