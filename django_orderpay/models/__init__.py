@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django_orderpay._deprecation import deprecated_getattr
 
+from .accounts import AccountState, ConnectAuthorization, ConnectedAccount
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
@@ -29,12 +30,15 @@ __all__ = [
     "OPEN_CHARGE_STATUSES",
     "OPEN_OPERATION_STATES",
     "PROVIDER_TIMEZONE",
+    "AccountState",
     "AppendOnlyError",
     "CardToken",
     "ChangeSource",
     "Charge",
     "ChargeStatus",
     "ChargeStatusChange",
+    "ConnectAuthorization",
+    "ConnectedAccount",
     "DeepLink",
     "DeliveryOutcome",
     "NotificationDelivery",

@@ -52,6 +52,15 @@ class CardToken(ProviderMirror):
     #: it is then offered nowhere and pays nothing (the provider keeps its copy,
     #: which it has no call to delete).
     removed_at = models.DateTimeField(_("removed at"), null=True, blank=True)
+    #: The account it was stored with: it pays only that account's orders.
+    account = models.ForeignKey(
+        "django_orderpay.ConnectedAccount",
+        verbose_name=_("connected account"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="card_tokens",
+    )
 
     objects = CardTokenQuerySet.as_manager()
 
@@ -72,6 +81,7 @@ class CardToken(ProviderMirror):
         """The other tokens of this card for this owner (brand, digits and expiry alike)."""
         return models.Q(
             user_id=self.user_id,
+            account_id=self.account_id,
             brand=self.brand,
             first_digits=self.first_digits,
             last_digits=self.last_digits,

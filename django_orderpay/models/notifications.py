@@ -62,6 +62,21 @@ class NotificationDelivery(models.Model):
     dedupe_key = models.CharField(_("dedupe key"), max_length=128, blank=True)
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
     processed_at = models.DateTimeField(_("processed at"), null=True, blank=True)
+    #: The connected account it was routed to (empty: the default account). No
+    #: index: every delivery is an insert, and nothing looks deliveries up by account.
+    account = models.ForeignKey(
+        "django_orderpay.ConnectedAccount",
+        verbose_name=_("connected account"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
+    #: Whose token its ``x-authenticity-token`` matched: ``account`` (the connected
+    #: account's access token) or ``application`` (the Connect application's); empty
+    #: for the default account's tokens, or when nothing matched.
+    signed_with = models.CharField(_("signed with"), max_length=16, blank=True)
 
     class Meta:
         verbose_name = _("notification delivery")

@@ -165,6 +165,15 @@ class Operation(models.Model):
     )
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
+    #: The account the call is made for (its token); empty: the default account.
+    account = models.ForeignKey(
+        "django_orderpay.ConnectedAccount",
+        verbose_name=_("connected account"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
     resolved_at = models.DateTimeField(_("resolved at"), null=True, blank=True)

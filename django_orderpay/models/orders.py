@@ -73,6 +73,15 @@ class Order(ProviderMirror):
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
+    #: The connected account it belongs to; empty: the settings' TOKEN (the default account).
+    account = models.ForeignKey(
+        "django_orderpay.ConnectedAccount",
+        verbose_name=_("connected account"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="orders",
+    )
 
     objects = OrderQuerySet.as_manager()
 
@@ -84,6 +93,11 @@ class Order(ProviderMirror):
             models.Index(fields=["content_type", "object_id"], name="orderpay_order_shop_obj"),
         ]
         permissions = [("refresh_order", _("Can refresh an order from the provider"))]
+
+    @property
+    def account_label(self) -> str:
+        """The account's ``ACCO_`` id, or "" for the default account (no query if unset)."""
+        return self.account.account_id if self.account_id else ""
 
     @property
     def notification_urls(self) -> list[str]:
