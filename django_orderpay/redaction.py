@@ -31,6 +31,8 @@ SECRET_HEADERS = frozenset(
         "x-authenticity-token",
         "x-csrftoken",
         "x-api-key",
+        "x-client-secret",
+        "x_client_secret",
     }
 )
 
@@ -44,6 +46,10 @@ SECRET_KEYS = frozenset(
         "authorization",
         "x-authenticity-token",
         "token",
+        "access_token",
+        "refresh_token",
+        "code_verifier",
+        "client_secret",
     }
 )
 _PAN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")

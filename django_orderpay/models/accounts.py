@@ -153,14 +153,25 @@ class ConnectedAccount(models.Model):
             self.scopes = scope
 
     def refresh_due(self, margin: int, now: dt.datetime | None = None) -> bool:
-        """Whether the access token should be refreshed now: within ``margin`` seconds of
-        its expiry, or of a quarter of its lifetime when that is shorter."""
-        if self.token_expires_at is None:
-            return False
-        now = now or timezone.now()
-        lifetime = self.token_expires_at - (self.token_issued_at or now)
-        lead = min(dt.timedelta(seconds=margin), lifetime / 4)
-        return now >= self.token_expires_at - lead
+        """Whether the access token should be refreshed now (see :func:`refresh_due`)."""
+        return refresh_due(self.token_expires_at, self.token_issued_at, margin, now)
+
+
+def refresh_due(
+    expires_at: dt.datetime | None,
+    issued_at: dt.datetime | None,
+    margin: int,
+    now: dt.datetime | None = None,
+) -> bool:
+    """Whether a token issued at ``issued_at`` and expiring at ``expires_at`` is due for a
+    refresh: within ``margin`` seconds of its expiry, or of a quarter of its lifetime
+    when that is shorter (a token living an hour is refreshed 15 minutes ahead)."""
+    if expires_at is None:
+        return False
+    now = now or timezone.now()
+    lifetime = expires_at - (issued_at or now)
+    lead = min(dt.timedelta(seconds=margin), lifetime / 4)
+    return now >= expires_at - lead
 
 
 class ConnectAuthorization(models.Model):
