@@ -54,7 +54,8 @@ class TokenAnswer:
     def parse(cls, answer: Any, path: str) -> TokenAnswer:
         """The answer read, or ``ProviderError`` naming what it lacks (never its values)."""
         if not isinstance(answer, Mapping):
-            raise ProviderError(f"{path}: the answer is not a JSON object", method="POST", path=path)
+            message = f"{path}: the answer is not a JSON object"
+            raise ProviderError(message, method="POST", path=path)
         missing = [
             name
             for name in ("access_token", "refresh_token")
@@ -67,10 +68,12 @@ class TokenAnswer:
         expires = answer.get("expires_in")
         if isinstance(expires, str) and expires.isdigit():
             expires = int(expires)
+        if isinstance(expires, bool) or not isinstance(expires, int):
+            expires = None
         return cls(
             access_token=answer["access_token"],
             refresh_token=answer["refresh_token"],
-            expires_in=expires if isinstance(expires, int) and not isinstance(expires, bool) else None,
+            expires_in=expires,
             scope=str(answer.get("scope") or ""),
             account_id=str(answer.get("account_id") or ""),
             token_type=str(answer.get("token_type") or "Bearer"),

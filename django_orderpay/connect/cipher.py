@@ -43,7 +43,8 @@ def _cipher() -> MultiFernet:
         raise ConfigurationError(
             "ORDERPAY['CONNECT_KEYS'] (or the "
             f"{env_var('CONNECT_KEYS')} environment variable) is required to store connected "
-            "accounts' tokens: a list of Fernet keys (django_orderpay.connect.cipher.generate_key())."
+            "accounts' tokens: a list of Fernet keys "
+            "(django_orderpay.connect.cipher.generate_key() makes one)."
         )
     try:
         fernets = [Fernet(key) for key in keys]
