@@ -87,6 +87,7 @@ def create_order(state: State, call: Call) -> Response:
         shipping=copy.deepcopy(body.get("shipping")),
         notification_urls=list(body.get("notification_urls") or []),
         metadata=metadata,
+        client_id=call.client_id,
     )
     state.orders[order.id] = order
     if body.get("deep_links") is not None:

@@ -140,7 +140,7 @@ def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
     if not order.notification_urls:
         return
     body = body_bytes(order_json(state, order, base_url))
-    token = state.token_of(order.account)
+    token = state.signing_token(order)
     headers = {"Content-Type": "application/json"}
     if token is not None:
         headers["x-authenticity-token"] = authenticity_token(token, body)

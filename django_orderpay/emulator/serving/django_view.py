@@ -4,7 +4,9 @@ Only this module (and ``urls``) may touch Django; the core knows nothing of it.
 Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
 mapping token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the
 emulator's default token; how many orders it remembers:
-``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``).
+``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``); the
+Connect application of ``CONNECT_CLIENT_ID``, ``CONNECT_CLIENT_SECRET`` and
+``CONNECT_REDIRECT_URI``, when all three are set, is registered in it.
 """
 
 from __future__ import annotations
@@ -40,12 +42,30 @@ def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
     return tokens or None
 
 
+def _applications() -> list[dict[str, str]]:
+    """The settings' Connect application, registered so the demo can connect sellers."""
+    conf = get_settings(strict=False)
+    if not (conf.connect_client_id and conf.connect_client_secret and conf.connect_redirect_uri):
+        return []
+    return [
+        {
+            "client_id": conf.connect_client_id,
+            "client_secret": conf.connect_client_secret,
+            "name": "django-orderpay",
+            "redirect_uri": conf.connect_redirect_uri,
+        }
+    ]
+
+
 def _new_emulator() -> Emulator:
     retain_orders = get_settings(strict=False).emulator_retain_orders
     try:
-        return Emulator(_emulator_tokens(), retain_orders=retain_orders)
+        return Emulator(
+            _emulator_tokens(), retain_orders=retain_orders, applications=_applications()
+        )
     except ValueError as exc:
-        raise ConfigurationError(f"ORDERPAY['EMULATOR_RETAIN_ORDERS']: {exc}") from None
+        key = "CONNECT_REDIRECT_URI" if "Connect" in str(exc) else "EMULATOR_RETAIN_ORDERS"
+        raise ConfigurationError(f"ORDERPAY[{key!r}]: {exc}") from None
 
 
 def get_emulator() -> Emulator:

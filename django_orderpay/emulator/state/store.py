@@ -20,6 +20,7 @@ from ..serving.http import Request
 from .clock import Clock
 from .idempotency import IdempotencyStore
 from .keypair import KeyPair
+from .oauth import OAuthStore
 from .options import Options
 from .retention import Retention
 from .threeds import ThreeDSStore
@@ -105,6 +106,8 @@ class OrderRecord:
     shipping: dict[str, Any] | None
     notification_urls: list[str]
     charge_ids: list[str] = field(default_factory=list)
+    #: The Connect application whose access token created it (None: the merchant's own token).
+    client_id: str | None = None
     deeplink_id: str | None = None
     metadata: dict[str, Any] | None = None
     qr_code_ids: list[str] = field(default_factory=list)
@@ -157,6 +160,8 @@ class State:
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
     #: 3-D Secure sessions and authentications (they expire by themselves).
     threeds: ThreeDSStore = field(default_factory=ThreeDSStore)
+    #: Connect (OAuth 2): applications, codes, sellers' grants.
+    oauth: OAuthStore = field(default_factory=OAuthStore)
 
     def token_of(self, account: str) -> str | None:
         """The bearer token of ``account`` (it keys the notification digest)."""
@@ -164,6 +169,18 @@ class State:
             if owner == account:
                 return token
         return None
+
+    def signing_token(self, order: OrderRecord) -> str | None:
+        """The token an order's notifications are signed with: its merchant's own, or,
+        for an order a Connect application made, the seller's current access token or
+        the application's secret (``OAuthStore.signer``)."""
+        if order.client_id is None:
+            return self.token_of(order.account)
+        if self.oauth.signer == "application":
+            app = self.oauth.applications.get(order.client_id)
+            return app.client_secret if app is not None else None
+        grant = self.oauth.current(order.client_id, order.account)
+        return grant.access_token if grant is not None else None
 
     def clear(self) -> None:
         """Forget every order, charge, card, split, deeplink and idempotent answer."""
@@ -176,6 +193,7 @@ class State:
         self.waiting_boletos.clear()
         self.idempotency.clear()
         self.threeds.clear()
+        self.oauth.clear()
 
 
 @dataclass(frozen=True)
@@ -192,6 +210,9 @@ class Call:
     payload: dict[str, Any]
     account: str | None
     now: datetime
+    #: The Connect application behind the caller's token (an access token it was
+    #: issued, or its own credentials on ``/oauth2/*``); None for a merchant's token.
+    client_id: str | None = None
 
     @property
     def base_url(self) -> str:
