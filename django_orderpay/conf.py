@@ -483,8 +483,9 @@ def _parse() -> OrderPaySettings:
         connect_client_secret=reader.string("CONNECT_CLIENT_SECRET"),
         connect_keys=reader.strings("CONNECT_KEYS", ()),
         connect_scopes=_connect_scopes(reader),
+        # Kept verbatim (PagBank compares it with the application's, character for character).
         connect_redirect_uri=reader.get(
-            "CONNECT_REDIRECT_URI", _is_valid_url, "an absolute http(s) URL", reader.env.str
+            "CONNECT_REDIRECT_URI", _is_url, "an absolute http(s) URL", reader.env.str
         ),
         connect_url=reader.url("CONNECT_URL", hosts.connect_url),
         connect_auth=_choice(reader, "CONNECT_AUTH", CONNECT_AUTH_MODES),

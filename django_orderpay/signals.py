@@ -24,6 +24,12 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   ``Charge``. Sent after ``charge_paid`` when the purchase was paid already
   (a deeplink, Pix or boleto left open and paid after a card): refund one of
   them (``services.cancel_charge``), as the example shop does.
+- ``account_connected``: ``account`` (a ``ConnectedAccount``), ``user`` (who
+  authorised it), ``created`` (False: authorised again); sender
+  ``ConnectedAccount``. Sent after the Connect callback stored its tokens.
+- ``account_needs_authorization``: ``account``, ``reason``; sender
+  ``ConnectedAccount``. PagBank refused the account's tokens (or the platform
+  disconnected it): tell its seller to authorise again.
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -39,7 +45,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .duplicates import other_payments, other_payments_among
-from .models import CardToken, Charge, ChargeStatus, Order
+from .models import CardToken, Charge, ChargeStatus, ConnectedAccount, Order
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +57,8 @@ charge_refunded = Signal()
 card_stored = Signal()
 order_expired = Signal()
 payment_duplicated = Signal()
+account_connected = Signal()
+account_needs_authorization = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
     ChargeStatus.PAID: charge_paid,
@@ -149,3 +157,26 @@ def announce_order_expired(order: Order, source: str) -> None:
 def announce_card_stored(card_token: CardToken) -> None:
     """Send ``card_stored`` for a new token once the transaction commits."""
     transaction.on_commit(partial(_send, card_stored, CardToken, card_token=card_token))
+
+
+def announce_account_connected(account: ConnectedAccount, user: object, created: bool) -> None:
+    """Send ``account_connected`` once the transaction commits."""
+    transaction.on_commit(
+        partial(
+            _send,
+            account_connected,
+            ConnectedAccount,
+            account=account,
+            user=user,
+            created=created,
+        )
+    )
+
+
+def announce_account_needs_authorization(account: ConnectedAccount, reason: str) -> None:
+    """Send ``account_needs_authorization`` once the transaction commits."""
+    transaction.on_commit(
+        partial(
+            _send, account_needs_authorization, ConnectedAccount, account=account, reason=reason
+        )
+    )

@@ -4,6 +4,8 @@ Then the provider posts to ``/orderpay/notifications/`` (set that absolute
 URL, trailing slash included, as ``ORDERPAY["NOTIFICATION_URL"]``), and
 ``reverse("orderpay:notifications")`` names it. ``installments/`` answers the
 card checkout's installment plans (``checkout.js`` asks it as the card is typed).
+``connect/authorize/`` and ``connect/callback/`` are PagBank Connect's
+authorisation (``docs/connect.md``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from django.urls import path
 
 from .checkout_views import installment_plans_view
+from .connect.views import ConnectCallbackView, ConnectStartView
 from .notifications.views import NotificationView
 
 app_name = "orderpay"
@@ -18,4 +21,6 @@ app_name = "orderpay"
 urlpatterns = [
     path("notifications/", NotificationView.as_view(), name="notifications"),
     path("installments/", installment_plans_view, name="installment_plans"),
+    path("connect/authorize/", ConnectStartView.as_view(), name="connect_start"),
+    path("connect/callback/", ConnectCallbackView.as_view(), name="connect_callback"),
 ]

@@ -48,6 +48,7 @@ from django_orderpay.models import AccountState, ConnectedAccount
 from django_orderpay.models.accounts import refresh_due
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
+from django_orderpay.signals import announce_account_needs_authorization
 from django_orderpay.sync.locking import sync_transaction
 
 from .applications import application_client
@@ -210,6 +211,7 @@ def _refresh(account: ConnectedAccount, *, expired: bool) -> _Outcome | None:
             state_changed_at=now,
             last_error=text,
         )
+        announce_account_needs_authorization(account, text)
         return _Outcome(None, None, None, refused=needs_authorization(account))
     account.set_tokens(
         access_token=answer.access_token,
