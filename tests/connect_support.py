@@ -36,4 +36,5 @@ def accounts(orderpay_connect, staff, client) -> tuple[Any, Any]:
 def grant_of(orderpay_connect: Any, account_id: str) -> dict[str, Any]:
     """The emulator's current grant over ``account_id`` (its tokens as PagBank holds them)."""
     grants = [g for g in orderpay_connect.grants() if g["account_id"] == account_id]
-    return [g for g in grants if not g["revoked"]][-1] if grants else {}
+    active = [g for g in grants if not g["revoked"]]
+    return active[-1] if active else {}

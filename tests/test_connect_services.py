@@ -1,0 +1,196 @@
+"""Every service acting for a connected account, through the emulator.
+
+Sellers A and B are connected through the real authorisation; each payment
+is made with its seller's token and lands in its seller's account, the
+mirror rows say whose they are, and nothing of one account is touched with
+the other's token.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from django_orderpay import services
+from django_orderpay.exceptions import CardTokenNotOwned, PayloadError
+from django_orderpay.models import CardToken, ConnectedAccount, Operation, Order
+from django_orderpay.sync import SyncError, sync_order
+from tests.connect_support import accounts, grant_of, staff
+from tests.test_services_support import buyer, charge, order_payload, raw_card
+
+__all__ = ["accounts", "buyer", "staff"]
+
+pytestmark = pytest.mark.django_db
+
+
+def _emulator_order(orderpay_emulator, order_id):
+    return orderpay_emulator.emulator._state.orders[order_id]
+
+
+def test_a_payment_for_seller_a_and_one_for_seller_b(orderpay_emulator, accounts, buyer):
+    seller_a, seller_b = accounts
+
+    order_a = services.create_order(
+        order_payload("sale-1", charges=[charge(500)]), user=buyer, account=seller_a
+    )
+    order_b = services.create_order(
+        order_payload("sale-1", charges=[charge(700)]), user=buyer, account=seller_b
+    )
+
+    assert (order_a.status, order_b.status) == ("PAID", "PAID")
+    assert (order_a.account, order_b.account) == (seller_a, seller_b)
+    assert _emulator_order(orderpay_emulator, order_a.provider_id).account == seller_a.account_id
+    assert _emulator_order(orderpay_emulator, order_b.provider_id).account == seller_b.account_id
+    # Made with each seller's access token, by the application.
+    assert _emulator_order(orderpay_emulator, order_a.provider_id).client_id == seller_a.client_id
+    # The same reference for two sellers: two operations, two keys.
+    creates = Operation.objects.filter(kind="create").order_by("pk")
+    assert [op.account for op in creates] == [seller_a, seller_b]
+    assert creates[0].scope == f"create@{seller_a.account_id}:{buyer.pk}:sale-1"
+    assert creates[0].idempotency_key != creates[1].idempotency_key
+
+
+def test_a_shops_own_token_still_pays_for_itself(orderpay_emulator, accounts, buyer):
+    order = services.create_order(order_payload("own-1", charges=[charge(500)]), user=buyer)
+    assert order.account is None
+    assert (
+        _emulator_order(orderpay_emulator, order.provider_id).account
+        == orderpay_emulator.account_id
+    )
+    operation = Operation.objects.get(order=order)
+    assert operation.scope == f"create:{buyer.pk}:own-1" and operation.account is None
+
+
+def test_every_later_call_acts_for_the_orders_account(orderpay_emulator, accounts, buyer):
+    seller_a, _ = accounts
+    order = services.create_order(
+        order_payload("two-step", charges=[charge(900, capture=False)]),
+        user=buyer,
+        account=seller_a,
+    )
+    row = order.charges.get()
+    assert row.status == "AUTHORIZED"
+
+    captured = services.capture_charge(row)
+    refunded = services.cancel_charge(captured, 300)
+    refreshed = services.refresh_order(order)
+
+    assert (captured.status, refunded.amount_refunded) == ("PAID", 300)
+    assert refreshed.account == seller_a
+    assert {op.account for op in Operation.objects.all()} == {seller_a}
+    assert {op.scope.split(":")[0] for op in Operation.objects.all()} == {
+        f"{kind}@{seller_a.account_id}" for kind in ("create", "capture", "cancel")
+    }
+
+
+def test_a_call_naming_another_account_than_the_orders_is_refused(
+    orderpay_emulator, accounts, buyer
+):
+    seller_a, seller_b = accounts
+    order = services.create_order(
+        order_payload("mine", charges=[charge(500)]), user=buyer, account=seller_a
+    )
+    with pytest.raises(PayloadError) as refused:
+        services.cancel_charge(order.charges.get(), account=seller_b)
+    assert refused.value.paths == ["account"]
+    with pytest.raises(PayloadError):
+        services.refresh_order(order, account=seller_b)
+    with pytest.raises(PayloadError) as wrong_type:
+        services.create_order(order_payload("x"), account=seller_a.account_id)
+    assert wrong_type.value.paths == ["account"]
+    assert Operation.objects.count() == 1
+
+
+def test_an_order_id_is_fetched_for_the_account_named(orderpay_emulator, accounts, buyer):
+    seller_a, seller_b = accounts
+    made = services.create_order(order_payload("adopt"), user=buyer, account=seller_a)
+    Order.objects.filter(pk=made.pk).delete()
+    from django_orderpay.exceptions import NotFound
+
+    with pytest.raises(NotFound):
+        services.refresh_order(made.provider_id, account=seller_b)
+    with pytest.raises(NotFound):
+        services.refresh_order(made.provider_id)
+    adopted = services.refresh_order(made.provider_id, account=seller_a)
+    assert adopted.account == seller_a
+
+
+def test_sync_never_writes_one_accounts_order_with_anothers_answer(
+    orderpay_emulator, accounts, buyer
+):
+    seller_a, seller_b = accounts
+    order = services.create_order(
+        order_payload("guard", charges=[charge(500)]), user=buyer, account=seller_a
+    )
+    answer = order.data
+    with pytest.raises(SyncError) as refused:
+        sync_order(answer, source="sync", account=seller_b)
+    assert refused.value.field == "account"
+    with pytest.raises(SyncError):
+        sync_order(answer, source="sync")  # the default account's
+    assert Order.objects.get(pk=order.pk).account == seller_a
+
+
+def test_a_card_token_of_seller_a_is_refused_for_seller_b(orderpay_emulator, accounts, buyer):
+    seller_a, seller_b = accounts
+    services.create_order(
+        order_payload("store", charges=[charge(500, raw_card(store=True))]),
+        user=buyer,
+        account=seller_a,
+    )
+    token = CardToken.objects.get()
+    assert token.account == seller_a
+    order_b = services.create_order(order_payload("for-b"), user=buyer, account=seller_b)
+    calls_before = Operation.objects.count()
+
+    with pytest.raises(CardTokenNotOwned):
+        services.pay_with_card_token(order_b, token, user=buyer, security_code="123")
+    with pytest.raises(CardTokenNotOwned) as in_body:
+        services.create_order(
+            order_payload(
+                "b-body", charges=[charge(500, {"id": token.provider_id, "security_code": "123"})]
+            ),
+            user=buyer,
+            account=seller_b,
+        )
+    assert "charges[0].payment_method.card.id" in str(in_body.value)
+    # Nor with the shop's own token.
+    with pytest.raises(CardTokenNotOwned):
+        services.create_order(
+            order_payload("own", charges=[charge(500, {"id": token.provider_id})]), user=buyer
+        )
+    assert Operation.objects.count() == calls_before
+    # With its own account it pays.
+    order_a = services.create_order(order_payload("for-a"), user=buyer, account=seller_a)
+    paid = services.pay_with_card_token(order_a, token, user=buyer, security_code="123")
+    assert paid.status == "PAID"
+
+
+def test_a_card_stored_for_each_account_is_two_tokens(orderpay_emulator, accounts, buyer):
+    seller_a, seller_b = accounts
+    for account in (seller_a, seller_b):
+        services.create_order(
+            order_payload(f"store-{account.pk}", charges=[charge(500, raw_card(store=True))]),
+            user=buyer,
+            account=account,
+        )
+    # The same card stored with B does not replace A's (each pays its own account).
+    assert CardToken.objects.active().count() == 2
+    assert set(CardToken.objects.values_list("account", flat=True)) == {seller_a.pk, seller_b.pk}
+
+
+def test_a_connected_accounts_public_key_is_fetched_with_its_token(orderpay_emulator, accounts):
+    seller_a, _ = accounts
+    # The settings' PUBLIC_KEY is the shop's own account's, never a seller's.
+    assert services.get_public_key(account=seller_a) == orderpay_emulator.emulator.public_key
+
+
+def test_tokens_never_reach_an_error_message(orderpay_emulator, accounts, buyer, orderpay_connect):
+    seller_a, _ = accounts
+    grant = grant_of(orderpay_connect, seller_a.account_id)
+    orderpay_emulator.inject_fault("http_403_json", path_prefix="/orders")
+    with pytest.raises(Exception) as failed:
+        services.create_order(
+            order_payload("bad", charges=[charge(500)]), user=buyer, account=seller_a
+        )
+    assert grant["access_token"] not in str(failed.value)
+    assert grant["access_token"] not in repr(ConnectedAccount.objects.get(pk=seller_a.pk))
