@@ -41,12 +41,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
+from django_orderpay.connect.clients import client_for
 from django_orderpay.exceptions import NotFound
 from django_orderpay.models import (
     ChangeSource,
     Charge,
+    ConnectedAccount,
     DeliveryOutcome,
     NotificationDelivery,
     Order,
@@ -126,28 +128,33 @@ def _apply(
             recording.name_order(delivery, order_id)
     if order is None and order_id:
         order = lock_order(order_id)
+    # The account it was routed to (Connect; None: the settings' TOKEN): its token
+    # fetches, and only its orders are written.
+    account = delivery.account if delivery.account_id is not None else None
     if order is None and named:
         # An order this shop has not mirrored: its create's answer was lost,
         # or has not been mirrored yet. Whatever the body says, only the
         # provider's answer to our own token proves it is ours: adopt that.
-        result = _adopt(order_id, client)
+        result = _adopt(order_id, client, account)
     elif order is None:
         logger.info("notification delivery %s ignored: %s", delivery.pk, unknown)
         result = Result.of(DeliveryOutcome.IGNORED, unknown)
     else:
         if not trust_body:
-            payload = (client or get_client()).get_order(order.provider_id)
-        sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order)
+            payload = (client or client_for(account)).get_order(order.provider_id)
+        sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order, account=account)
         result = Result.of(DeliveryOutcome.PROCESSED)
     if result.outcome != DeliveryOutcome.PROCESSED or result.detail:
         recording.change_outcome(delivery, result.outcome, result.detail)
     return result
 
 
-def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
+def _adopt(
+    order_id: str, client: OrderPayClient | None, account: ConnectedAccount | None = None
+) -> Result:
     """Fetch an order unknown here with our token; mirror it if the provider has it for us."""
     try:
-        refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client, account=account)
     except NotFound:
         detail = f"order {order_id} is not known to this account"
         logger.info("notification for %s ignored: %s", order_id, detail)
