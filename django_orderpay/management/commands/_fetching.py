@@ -14,25 +14,63 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 
-from django.core.management.base import OutputWrapper
+from django.core.management.base import CommandError, OutputWrapper
 from django.db import connection, connections
+from django.db.models import Count, Q, QuerySet
 
+from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import ChangeSource, Order
+from django_orderpay.models import AccountState, ChangeSource, ConnectedAccount, Order
 from django_orderpay.services import refresh_order
 
 Target = Order | str
 Fetched = Order | OrderPayError
 
 
-def _fetch(target: Target) -> Fetched:
+def _fetch(target: Target, account: ConnectedAccount | None = None) -> Fetched:
     try:
-        return refresh_order(target, source=ChangeSource.SYNC)
+        # A mirrored order is fetched for its own account; an id for ``account``.
+        named = account if isinstance(target, str) else None
+        return refresh_order(target, source=ChangeSource.SYNC, account=named)
     except OrderPayError as exc:
         return exc
 
 
-def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Target, Fetched]]:
+def connected_account(account_id: str | None) -> ConnectedAccount | None:
+    """The connected account ``--account ACCO_...`` names (None: not given)."""
+    if not account_id:
+        return None
+    found = ConnectedAccount.objects.filter(
+        account_id=account_id, environment=get_settings().environment
+    ).first()
+    if found is None:
+        raise CommandError(f"--account {account_id} is not a connected account here")
+    return found
+
+
+def of_account(orders: QuerySet[Order], account: ConnectedAccount | None) -> QuerySet[Order]:
+    """``orders`` of ``account`` only, when one is given."""
+    return orders if account is None else orders.filter(account=account)
+
+
+def without_unauthorised(orders: QuerySet[Order]) -> tuple[QuerySet[Order], list[tuple[str, int]]]:
+    """``orders`` less those of connected accounts the platform may not act for now,
+    and, for each such account, how many were left out (``(ACCO_..., count)``)."""
+    if not get_settings().connect_enabled:
+        return orders, []
+    blocked = ~Q(account__isnull=True) & ~Q(account__state=AccountState.ACTIVE)
+    skipped = (
+        orders.filter(blocked)
+        .order_by()
+        .values_list("account__account_id")
+        .annotate(count=Count("pk", distinct=True))
+    )
+    return orders.exclude(blocked), [(account_id, count) for account_id, count in skipped]
+
+
+def fetch_all(
+    targets: Sequence[Target], concurrency: int, account: ConnectedAccount | None = None
+) -> Iterator[tuple[Target, Fetched]]:
     """``(target, its refreshed order or the error)`` for each target, as each finishes.
 
     One after another in this thread when ``concurrency`` is 1 or the caller
@@ -43,7 +81,7 @@ def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Tar
     workers = min(concurrency, len(targets))
     if workers <= 1 or connection.in_atomic_block:
         for target in targets:
-            yield target, _fetch(target)
+            yield target, _fetch(target, account)
         return
     pending = iter(targets)
     take = threading.Lock()
@@ -57,7 +95,7 @@ def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Tar
                     target = next(pending, None)
                 if target is None:
                     return
-                done.put((target, _fetch(target)))
+                done.put((target, _fetch(target, account)))
         except BaseException as exc:
             done.put(exc)
         finally:

@@ -10,6 +10,10 @@ paid one becomes PAID, an unpaid Pix order EXPIRED (``order_expired`` is
 sent once, after commit), a boleto the provider cancelled CANCELED, and one
 the provider still holds open stays WAITING for the next run.
 
+Each order is asked for with its own account's token (PagBank Connect);
+the orders of a connected account that needs re-authorisation are left out
+(counted on stderr), and ``--account ACCO_...`` keeps to one account.
+
 Safe to run concurrently (from cron on several machines): each refresh
 holds the order's row lock, and a status moves, and signals, only once.
 Exit status 0 when every order was fetched, 1 when any failed.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -27,6 +31,8 @@ from django_orderpay import rules
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus, QrCode
 from django_orderpay.services import refresh_order
+
+from ._fetching import connected_account, of_account, without_unauthorised
 
 
 def past_their_window() -> Any:
@@ -49,9 +55,22 @@ def past_their_window() -> Any:
 class Command(BaseCommand):
     help = "Close WAITING orders whose Pix QR code expired or boleto is past due, after asking."
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--account", metavar="ACCO_ID", help="only this connected account's orders"
+        )
+
+    def handle(self, *args: Any, account: str | None = None, **options: Any) -> None:
         verbose = options.get("verbosity", 1) >= 1
-        targets = list(past_their_window())
+        orders, skipped = without_unauthorised(
+            of_account(past_their_window(), connected_account(account))
+        )
+        for account_id, count in skipped:
+            self.stderr.write(
+                f"{count} orders of connected account {account_id} skipped: it needs "
+                "re-authorisation (docs/connect.md)"
+            )
+        targets = list(orders)
         failures = 0
         for order in targets:
             try:

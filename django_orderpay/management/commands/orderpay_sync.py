@@ -19,6 +19,11 @@ provider answers what the first call did, or does it now, once. An
 operation that can't be re-sent (a card payment: its card data is never
 kept) waits for the provider's notification; it is listed.
 
+Each order is fetched for its own account (PagBank Connect): orders of a
+connected account that needs re-authorisation are left out, counted on
+stderr. ``--account ACCO_...`` keeps to one connected account, and fetches
+the given ids with its token.
+
 Orders are fetched ``--concurrency`` at a time (``ORDERPAY["SYNC_CONCURRENCY"]``,
 8 by default), each in a thread with its own database connection: at the
 provider's latency a thousand orders take seconds, not minutes, and two
@@ -47,7 +52,13 @@ from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Operation, OperationState, Order
 from django_orderpay.services import operations
 
-from ._fetching import Progress, fetch_all
+from ._fetching import (
+    Progress,
+    connected_account,
+    fetch_all,
+    of_account,
+    without_unauthorised,
+)
 
 _ORDER_ID = rules.ORDER_ID_PATTERN
 
@@ -64,6 +75,12 @@ class Command(BaseCommand):
             help="without ids: only orders created in the last DAYS days (default: all)",
         )
         parser.add_argument(
+            "--account",
+            metavar="ACCO_ID",
+            help="a connected account (PagBank Connect): only its orders, and the given ids "
+            "are fetched with its token",
+        )
+        parser.add_argument(
             "--concurrency",
             type=int,
             metavar="N",
@@ -77,12 +94,15 @@ class Command(BaseCommand):
         order_ids: list[str],
         max_age: int | None,
         concurrency: int | None = None,
+        account: str | None = None,
         **options: Any,
     ) -> None:
         if concurrency is None:
             concurrency = get_settings().sync_concurrency
         elif not 1 <= concurrency <= MAX_SYNC_CONCURRENCY:
             raise CommandError(f"--concurrency must be 1 to {MAX_SYNC_CONCURRENCY}")
+        acting = connected_account(account)
+        verbosity = options.get("verbosity", 1)
         targets: list[Order | str]
         if order_ids:
             wrong = [order_id for order_id in order_ids if not _ORDER_ID.fullmatch(order_id)]
@@ -93,17 +113,22 @@ class Command(BaseCommand):
             # An id not mirrored yet is fetched too: that is how one is adopted.
             targets = list(order_ids)
         else:
-            orders = Order.objects.not_final()
+            orders = of_account(Order.objects.not_final(), acting)
+            orders, skipped = without_unauthorised(orders)
+            for account_id, count in skipped:
+                self.stderr.write(
+                    f"{count} orders of connected account {account_id} skipped: it needs "
+                    "re-authorisation (docs/connect.md)"
+                )
             if max_age is not None:
                 if max_age < 1:
                     raise CommandError("--max-age must be 1 or more")
                 cutoff = timezone.now() - dt.timedelta(days=max_age)
                 orders = orders.filter(Q(created_at__gte=cutoff) | Q(created_at__isnull=True))
             targets = list(orders.order_by("created_at", "pk"))
-        verbosity = options.get("verbosity", 1)
         progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
         failures = 0
-        for target, fetched in fetch_all(targets, concurrency):
+        for target, fetched in fetch_all(targets, concurrency, acting):
             order_id = target.provider_id if isinstance(target, Order) else target
             before = target.status if isinstance(target, Order) else None
             if isinstance(fetched, OrderPayError):
