@@ -8,6 +8,7 @@ the actions change it through :mod:`django_orderpay.services`.
 from __future__ import annotations
 
 from .._deprecation import deprecated_getattr
+from .accounts import ConnectedAccountAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .deliveries import NotificationDeliveryAdmin
@@ -21,6 +22,7 @@ __all__ = [
     "ChargeInline",
     "ChargeStatusChangeInline",
     "ChargeStatusFilter",
+    "ConnectedAccountAdmin",
     "DeepLinkInline",
     "NotificationDeliveryAdmin",
     "OperationAdmin",
