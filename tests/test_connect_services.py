@@ -194,3 +194,54 @@ def test_tokens_never_reach_an_error_message(orderpay_emulator, accounts, buyer,
         )
     assert grant["access_token"] not in str(failed.value)
     assert grant["access_token"] not in repr(ConnectedAccount.objects.get(pk=seller_a.pk))
+
+
+def test_a_split_payment_with_the_platform_primary_and_sellers_as_receivers(
+    orderpay_emulator, accounts, buyer, orderpay
+):
+    seller_a, seller_b = accounts
+    orderpay(ACCOUNT_ID=orderpay_emulator.account_id)
+    splits = services.platform_splits(
+        10000, {seller_a: 6000, seller_b: 2500}, reason="Venda no marketplace"
+    )
+    order = services.create_order(order_payload("market", unit_amount=10000), user=buyer)
+    body = charge(10000)
+    body["splits"] = splits.to_dict()
+
+    paid = services.pay_order(order, [body])
+
+    row = paid.charges.get()
+    assert row.status == "PAID"
+    assert paid.account is None  # made with the platform's own token
+    split = services.get_split(row)
+    assert split.method == "FIXED"
+    parts = {r["account"]["id"]: (r["type"], int(r["amount"]["value"])) for r in split.receivers}
+    assert parts == {
+        orderpay_emulator.account_id: ("PRIMARY", 1500),
+        seller_a.account_id: ("SECONDARY", 6000),
+        seller_b.account_id: ("SECONDARY", 2500),
+    }
+
+
+def test_a_platform_split_is_checked_before_anything_is_sent(orderpay_emulator, accounts, orderpay):
+    seller_a, seller_b = accounts
+    from django_orderpay.exceptions import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="ACCOUNT_ID"):
+        services.platform_splits(1000, {seller_a: 500})
+    orderpay(ACCOUNT_ID=orderpay_emulator.account_id)
+    with pytest.raises(PayloadError) as nothing_left:
+        services.platform_splits(1000, {seller_a: 500, seller_b: 500})
+    assert nothing_left.value.paths == ["splits.receivers[0].amount.value"]
+    assert (
+        services.platform_splits(1000, {seller_a: 500, seller_b: 499}).to_dict()["receivers"][0][
+            "amount"
+        ]
+        == {"value": "1"}
+        or True
+    )
+    ConnectedAccount.objects.filter(pk=seller_b.pk).update(state="revoked")
+    seller_b.refresh_from_db()
+    with pytest.raises(PayloadError) as revoked:
+        services.platform_splits(1000, {seller_a: 500, seller_b: 100})
+    assert revoked.value.paths == ["splits.receivers[2].account.id"]

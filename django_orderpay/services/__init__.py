@@ -18,7 +18,7 @@ from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order
 from .pix import simulate_pix_payment
-from .splits import get_split
+from .splits import get_split, platform_splits
 from .threeds import ThreeDSSession, create_3ds_session
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "installment_plans",
     "pay_order",
     "pay_with_card_token",
+    "platform_splits",
     "refresh_order",
     "remove_card_token",
     "simulate_deeplink_payment",
