@@ -340,15 +340,22 @@ class OrderPayConnect:
         self.emulator.control("POST", "oauth/settings", values)
 
     def authorize(
-        self, client: Client, email: str, *, decision: str = "allow", **query: str
+        self,
+        client: Client,
+        email: str,
+        *,
+        decision: str = "allow",
+        start_url: str | None = None,
+        **query: str,
     ) -> Any:
-        """Start as ``client``'s user and answer PagBank's page as ``email``: the
+        """Start as ``client``'s user (at ``start_url``: the package's start view, or a
+        shop's own subclass of it) and answer PagBank's page as ``email``: the
         callback's response (not followed)."""
         from urllib.parse import parse_qsl, urlencode
 
         from django.urls import reverse
 
-        start = client.get(reverse("orderpay:connect_start"), query)
+        start = client.get(start_url or reverse("orderpay:connect_start"), query)
         if start.status_code != 302:
             raise AssertionError(f"the start view answered {start.status_code}")
         page = requests.get(start["Location"], timeout=CONTROL_TIMEOUT)
