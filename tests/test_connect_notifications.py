@@ -56,7 +56,9 @@ def test_a_notification_for_each_seller_is_verified_and_applied_to_its_account(
     seller_a, seller_b = accounts
     order_a = _in_analysis(seller_a, "n-a")
     order_b = _in_analysis(seller_b, "n-b")
-    assert order_a.notification_urls == [f"https://shop.example.com{URL}?account={seller_a.account_id}"]
+    assert order_a.notification_urls == [
+        f"https://shop.example.com{URL}?account={seller_a.account_id}"
+    ]
     orderpay_emulator.deliver_notifications(client)  # the creates' own
     for order in (order_a, order_b):
         orderpay_emulator.resolve_charge(order.charges.get().provider_id, "PAID")

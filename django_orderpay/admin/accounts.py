@@ -43,7 +43,7 @@ def authorize_url(account: ConnectedAccount | None = None, next_url: str = "") -
         base = reverse("orderpay:connect_start")
     except NoReverseMatch:
         return ""
-    query = {"account": account.pk} if account is not None else {}
+    query: dict[str, str] = {"account": str(account.pk)} if account is not None else {}
     if next_url:
         query["next"] = next_url
     return f"{base}?{urlencode(query)}" if query else base

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.http import HttpRequest
 
@@ -71,12 +72,13 @@ class Route:
         return ""
 
 
-def _mirrored_account(body: bytes) -> tuple[bool, int | None]:
+def _mirrored_account(body: bytes) -> tuple[bool, Any]:
     """``(found, account pk)`` of the order the body names (or of a charge it names)."""
     try:
         payload, order_id = read_order(body)
     except Rejected:
         return False, None
+    found: tuple[Any] | None
     if order_id:
         found = Order.objects.filter(provider_id=order_id).values_list("account_id").first()
     else:

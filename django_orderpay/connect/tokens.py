@@ -116,7 +116,7 @@ def in_own_transaction(work: Callable[[bool], T]) -> T:
         if not isinstance(found, _RowNotReady):
             if isinstance(found, BaseException):
                 raise found
-            return found  # type: ignore[no-any-return]
+            return found
     with sync_transaction():
         return work(False)
 

@@ -103,8 +103,8 @@ class ConnectCallbackView(LoginRequiredMixin, View):
                 error=request.GET.get("error", ""),
             )
         except flow.ConnectFlowError as exc:
-            context = {"ok": False, "message": exc.user_message, "code": exc.code}
-            return render(request, TEMPLATE, context, status=400)
+            refused = {"ok": False, "message": exc.user_message, "code": exc.code}
+            return render(request, TEMPLATE, refused, status=400)
         if next_url:
             messages.success(
                 request,

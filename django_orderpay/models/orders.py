@@ -97,7 +97,8 @@ class Order(ProviderMirror):
     @property
     def account_label(self) -> str:
         """The account's ``ACCO_`` id, or "" for the default account (no query if unset)."""
-        return self.account.account_id if self.account_id else ""
+        account = self.account if self.account_id else None
+        return account.account_id if account is not None else ""
 
     @property
     def notification_urls(self) -> list[str]:

@@ -126,4 +126,3 @@ def test_a_seller_authorises_the_platform_in_the_browser(
     dump = database_dump()
     for secret in (grant["access_token"], grant["refresh_token"]):
         assert secret not in dump
-
