@@ -20,7 +20,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from ..conf import get_settings
 from ..connect import accounts as connect_accounts
@@ -135,7 +135,7 @@ class AccountColumn:
             "account" in options.get("fields", ()) for _, options in fieldsets
         ):
             return fieldsets
-        return [*fieldsets, (gettext_lazy("PagBank Connect"), {"fields": self.account_fields})]
+        return [*fieldsets, (gettext_lazy("Connected account"), {"fields": self.account_fields})]
 
 
 REFRESH_ACCOUNT_TOKENS = RefreshAccountTokens()
@@ -185,7 +185,7 @@ class ConnectedAccountAdmin(ReadOnlyAdmin):
         context = {"connect_url": authorize_url(next_url=request.path)}
         return super().changelist_view(request, {**(extra_context or {}), **context})
 
-    @admin.display(description=gettext_lazy("state"), ordering="state")
+    @admin.display(description=pgettext_lazy("account", "state"), ordering="state")
     def state_badge(self, obj: ConnectedAccount) -> SafeString:
         return format_html(
             '<span class="orderpay-badge orderpay-badge-{}" title="{}">{}</span>',
