@@ -245,3 +245,22 @@ def test_a_platform_split_is_checked_before_anything_is_sent(orderpay_emulator, 
     with pytest.raises(PayloadError) as revoked:
         services.platform_splits(1000, {seller_a: 500, seller_b: 100})
     assert revoked.value.paths == ["splits.receivers[2].account.id"]
+
+
+def test_the_checkout_tags_use_the_accounts_key(orderpay_emulator, accounts):
+    from django.template import Context, Template
+
+    seller_a, _ = accounts
+    template = Template("{% load orderpay %}[{% orderpay_public_key account %}]")
+    assert template.render(Context({"account": seller_a})) == (
+        f"[{orderpay_emulator.emulator.public_key}]"
+    )
+    # Fetched with the seller's token, not the settings' PUBLIC_KEY: a seller who must
+    # authorise again has none to give (the page renders, the form says so).
+    ConnectedAccount.objects.filter(pk=seller_a.pk).update(state="needs_authorization")
+    seller_a.refresh_from_db()
+    services.clear_public_key_cache()
+    assert template.render(Context({"account": seller_a})) == "[]"
+    assert (
+        template.render(Context({"account": None})) == f"[{orderpay_emulator.emulator.public_key}]"
+    )

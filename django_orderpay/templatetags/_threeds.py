@@ -59,11 +59,17 @@ def _as_dict(value: Any) -> dict[str, Any]:
 
 
 def threeds_config(
-    form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
+    form: forms.Form | None,
+    order: Order | None,
+    *,
+    customer: Any = None,
+    address: Any = None,
+    account: Any = None,
 ) -> dict[str, Any]:
-    """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data."""
+    """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data
+    (the session made for ``account``, a connected account; None: the settings' ``TOKEN``)."""
     try:
-        session = services.create_3ds_session()
+        session = services.create_3ds_session(account=account)
     except OrderPayError as error:
         # The page still renders; checkout.js then says 3-D Secure is unavailable.
         logger.warning("no 3-D Secure session for the checkout page: %s", error)
