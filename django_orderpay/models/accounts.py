@@ -11,6 +11,7 @@ Fernet tokens, and nothing here prints, logs or serialises a plain one.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
@@ -172,6 +173,20 @@ def refresh_due(
     lifetime = expires_at - (issued_at or now)
     lead = min(dt.timedelta(seconds=margin), lifetime / 4)
     return now >= expires_at - lead
+
+
+def account_foreign_key(related_name: str = "+", **options: Any) -> models.ForeignKey:
+    """The ``account`` column of a row that belongs to an account: nullable (empty: the
+    settings' ``TOKEN``), and protected (an account with rows is never deleted under them)."""
+    return models.ForeignKey(
+        ConnectedAccount,
+        verbose_name=_("connected account"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name=related_name,
+        **options,
+    )
 
 
 class ConnectAuthorization(models.Model):

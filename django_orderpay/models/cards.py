@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ..rules import card_brand_name
+from .accounts import account_foreign_key
 from .base import ProviderMirror
 
 
@@ -53,14 +54,7 @@ class CardToken(ProviderMirror):
     #: which it has no call to delete).
     removed_at = models.DateTimeField(_("removed at"), null=True, blank=True)
     #: The account it was stored with: it pays only that account's orders.
-    account = models.ForeignKey(
-        "django_orderpay.ConnectedAccount",
-        verbose_name=_("connected account"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="card_tokens",
-    )
+    account = account_foreign_key("card_tokens")
 
     objects = CardTokenQuerySet.as_manager()
 

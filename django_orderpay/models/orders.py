@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .accounts import account_foreign_key
 from .base import ProviderMirror
 from .states import OPEN_CHARGE_STATUSES, ChargeStatus, OrderStatus
 
@@ -74,14 +75,7 @@ class Order(ProviderMirror):
     shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
     #: The connected account it belongs to; empty: the settings' TOKEN (the default account).
-    account = models.ForeignKey(
-        "django_orderpay.ConnectedAccount",
-        verbose_name=_("connected account"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="orders",
-    )
+    account = account_foreign_key("orders")
 
     objects = OrderQuerySet.as_manager()
 
