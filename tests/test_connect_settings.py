@@ -144,3 +144,13 @@ def test_the_docs_form_of_the_application_calls(orderpay_connect, staff, client,
     orderpay(CONNECT_AUTH="bearer")
     account = orderpay_connect.connect_seller(client, staff, SELLER_A)
     assert account.account_id and account.is_active
+
+
+@pytest.mark.django_db
+def test_a_token_no_key_opens_is_a_configuration_error_naming_the_account(
+    orderpay_connect, staff, client, orderpay
+):
+    account = orderpay_connect.connect_seller(client, staff, SELLER_A)
+    orderpay(CONNECT_KEYS=[KEY_2])
+    with pytest.raises(ConfigurationError, match=account.account_id):
+        account.access_token()

@@ -111,25 +111,31 @@ class ConnectedAccount(models.Model):
     def scope_list(self) -> list[str]:
         return self.scopes.split()
 
+    def _decrypt(self, stored: str) -> str:
+        from django_orderpay.connect.cipher import InvalidToken, decrypt
+        from django_orderpay.exceptions import ConfigurationError
+
+        try:
+            return decrypt(stored)
+        except InvalidToken:
+            raise ConfigurationError(
+                f"connected account {self.account_id}: its tokens open with none of "
+                "ORDERPAY['CONNECT_KEYS'] (was a key dropped before orderpay_rotate_keys ran?)"
+            ) from None
+
     def access_token(self) -> str:
         """The access token, decrypted (never store or log it)."""
-        from django_orderpay.connect.cipher import decrypt
-
-        return decrypt(self.access_token_encrypted)
+        return self._decrypt(self.access_token_encrypted)
 
     def refresh_token(self) -> str:
         """The refresh token, decrypted (never store or log it)."""
-        from django_orderpay.connect.cipher import decrypt
-
-        return decrypt(self.refresh_token_encrypted)
+        return self._decrypt(self.refresh_token_encrypted)
 
     def notification_tokens(self) -> tuple[str, ...]:
         """The access tokens a notification of this account may be signed with: the
         current one and the one its last refresh replaced."""
-        from django_orderpay.connect.cipher import decrypt
-
         stored = (self.access_token_encrypted, self.previous_access_token_encrypted)
-        return tuple(decrypt(value) for value in stored if value)
+        return tuple(self._decrypt(value) for value in stored if value)
 
     def set_tokens(
         self,

@@ -89,12 +89,6 @@ class Order(ProviderMirror):
         permissions = [("refresh_order", _("Can refresh an order from the provider"))]
 
     @property
-    def account_label(self) -> str:
-        """The account's ``ACCO_`` id, or "" for the default account (no query if unset)."""
-        account = self.account if self.account_id else None
-        return account.account_id if account is not None else ""
-
-    @property
     def notification_urls(self) -> list[str]:
         return list(self.data.get("notification_urls") or [])
 
