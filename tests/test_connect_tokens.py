@@ -221,3 +221,22 @@ def test_a_refresh_inside_a_callers_transaction(orderpay_connect, orderpay_emula
     assert key == orderpay_emulator.emulator.public_key
     seller.refresh_from_db()
     assert seller.access_token() == grant_of(orderpay_connect, seller.account_id)["access_token"]
+
+
+def test_a_refresh_pagbank_cannot_answer_is_not_tried_on_every_call(
+    orderpay_connect, orderpay_emulator, seller
+):
+    now = timezone.now()
+    ConnectedAccount.objects.filter(pk=seller.pk).update(
+        token_issued_at=now - dt.timedelta(minutes=50),
+        token_expires_at=now + dt.timedelta(minutes=10),
+    )
+    orderpay_emulator.inject_fault("http_500", count=1, path_prefix="/oauth2/refresh")
+
+    for _ in range(3):
+        services.get_public_key(account=seller)
+        services.clear_public_key_cache()
+
+    # One refresh asked (and failed); the next waits REFRESH_RETRY_AFTER.
+    calls = [d for d in orderpay_emulator.control("GET", "faults")["faults"]]
+    assert calls == [] and _refreshes(orderpay_connect, seller) == 0

@@ -34,6 +34,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -54,6 +55,9 @@ from django_orderpay.sync.locking import sync_transaction
 from .applications import application_client
 
 logger = logging.getLogger("django_orderpay.connect")
+
+#: Seconds before a refresh PagBank could not answer is tried again (while the token works).
+REFRESH_RETRY_AFTER = 60.0
 
 T = TypeVar("T")
 
@@ -80,6 +84,8 @@ class _Outcome:
     expires_at: dt.datetime | None
     issued_at: dt.datetime | None
     refused: AccountNeedsAuthorization | None = None
+    #: A refresh was due and PagBank could not answer it.
+    unanswered: bool = False
 
 
 class _RowNotReady(Exception):
@@ -129,6 +135,9 @@ class AccountTokens:
         self._token: str | None = None
         self._expires_at: dt.datetime | None = None
         self._issued_at: dt.datetime | None = None
+        #: After a refresh PagBank could not answer, the next is not tried before this
+        #: (``time.monotonic()``): an outage must not cost every request a refresh call.
+        self._quiet_until = 0.0
 
     def __repr__(self) -> str:
         return f"<AccountTokens of account {self.account_pk}>"
@@ -137,6 +146,8 @@ class AccountTokens:
         return (self._token,) if self._token else ()
 
     def _due(self) -> bool:
+        if time.monotonic() < self._quiet_until:
+            return False
         margin = get_settings().connect_refresh_margin
         return refresh_due(self._expires_at, self._issued_at, margin)
 
@@ -159,6 +170,8 @@ class AccountTokens:
         if outcome.token is not None:
             self._token = outcome.token
             self._expires_at, self._issued_at = outcome.expires_at, outcome.issued_at
+        if outcome.unanswered:
+            self._quiet_until = time.monotonic() + REFRESH_RETRY_AFTER
 
     def _locked(self, rejected: str | None, independent: bool) -> _Outcome:
         """The account's row locked: use its token, or refresh it (only if still needed)."""
@@ -187,7 +200,10 @@ class AccountTokens:
             if refreshed is not None:
                 return refreshed
             if rejected is not None:
-                return _Outcome(None, None, None)  # the 401 stands
+                return _Outcome(None, None, None, unanswered=True)  # the 401 stands
+            return _Outcome(
+                current, account.token_expires_at, account.token_issued_at, unanswered=True
+            )
         return _Outcome(current, account.token_expires_at, account.token_issued_at)
 
 
