@@ -250,3 +250,24 @@ def test_a_recorded_delivery_is_processed_for_its_account(
         assert process_delivery(delivery).ok
     order.refresh_from_db()
     assert order.status == "PAID"
+
+
+def test_a_sellers_order_notified_at_the_plain_url_goes_by_its_order(
+    orderpay_emulator, orderpay_connect, accounts, client
+):
+    # The shop named its own notification_urls (no ?account=): the order, mirrored here,
+    # says whose it is, and its seller's token verifies it.
+    seller_a, _ = accounts
+    order = services.create_order(
+        order_payload("own-url", charges=[charge(500, raw_card(IN_ANALYSIS_CARD))]),
+        account=seller_a,
+    )
+    assert "account=" not in order.notification_urls[0]
+    orderpay_emulator.resolve_charge(order.charges.get().provider_id, "PAID")
+
+    attempts = orderpay_emulator.deliver_notifications(client)
+
+    assert {a.status for a in attempts} == {200}
+    assert {(d.account, d.signed_with) for d in _deliveries()} == {(seller_a, "account")}
+    order.refresh_from_db()
+    assert order.status == "PAID"

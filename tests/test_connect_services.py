@@ -264,3 +264,25 @@ def test_the_checkout_tags_use_the_accounts_key(orderpay_emulator, accounts):
     assert (
         template.render(Context({"account": None})) == f"[{orderpay_emulator.emulator.public_key}]"
     )
+
+
+def test_a_sellers_order_never_settles_another_accounts_open_create(
+    orderpay_emulator, accounts, buyer, orderpay
+):
+    from django_orderpay.exceptions import OutcomeUnknown
+
+    seller_a, _ = accounts
+    orderpay(RETRIES=0)
+    orderpay_emulator.inject_fault("http_500", path_prefix="/orders")
+    with pytest.raises(OutcomeUnknown):
+        services.create_order(order_payload("same-ref", charges=[charge(500)]), user=buyer)
+    mine = Operation.objects.get()
+    assert mine.state == "unknown" and mine.account is None
+
+    # Seller A's order of the same reference and amount is not the platform's answer.
+    services.create_order(
+        order_payload("same-ref", charges=[charge(500)]), user=buyer, account=seller_a
+    )
+
+    mine.refresh_from_db()
+    assert (mine.state, mine.order_id) == ("unknown", None)

@@ -240,3 +240,22 @@ def test_a_refresh_pagbank_cannot_answer_is_not_tried_on_every_call(
     # One refresh asked (and failed); the next waits REFRESH_RETRY_AFTER.
     calls = [d for d in orderpay_emulator.control("GET", "faults")["faults"]]
     assert calls == [] and _refreshes(orderpay_connect, seller) == 0
+
+
+def test_a_401_for_a_token_another_client_refreshed_takes_its_token(
+    orderpay_connect, orderpay_emulator, seller
+):
+    # Two clients of one account (two threads, two processes) met the same expired token:
+    # the second finds the first's refresh under the lock and sends nothing.
+    from django_orderpay.connect.tokens import AccountTokens
+
+    first, second = AccountTokens(seller.pk), AccountTokens(seller.pk)
+    expired = first.token()
+    assert second.token() == expired
+    orderpay_emulator.advance_clock(3601)
+
+    renewed = first.renewed(expired)
+
+    assert renewed is not None and renewed != expired
+    assert second.renewed(expired) == renewed
+    assert _refreshes(orderpay_connect, seller) == 1
