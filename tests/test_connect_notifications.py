@@ -21,9 +21,10 @@ from django_orderpay.models import (
 )
 from django_orderpay.notifications.processing import process_delivery
 from tests.connect_support import accounts, grant_of, staff
+from tests.test_notifications_background import DUMMY, background
 from tests.test_services_support import buyer, charge, order_payload, raw_card
 
-__all__ = ["accounts", "buyer", "staff"]
+__all__ = ["accounts", "background", "buyer", "staff"]
 
 pytestmark = pytest.mark.django_db
 
@@ -232,18 +233,15 @@ def test_a_notification_of_an_account_needing_authorisation_fails_until_it_is_au
 
 
 def test_a_recorded_delivery_is_processed_for_its_account(
-    orderpay_emulator, orderpay_connect, accounts, notified, client, orderpay
+    orderpay_emulator, orderpay_connect, accounts, notified, client, background
 ):
-    orderpay(NOTIFICATION_BACKGROUND=True)
+    background(DUMMY)  # recorded, and left for a worker
     seller_a, _ = accounts
     order = _in_analysis(seller_a, "later")
     orderpay_emulator.resolve_charge(order.charges.get().provider_id, "PAID")
-    from django.test import override_settings
 
-    with override_settings(
-        TASKS={"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
-    ):
-        orderpay_emulator.deliver_notifications(client)
+    orderpay_emulator.deliver_notifications(client)
+
     waiting = list(NotificationDelivery.objects.filter(outcome=DeliveryOutcome.RECEIVED))
     assert waiting and {d.account for d in waiting} == {seller_a}
     for delivery in waiting:
