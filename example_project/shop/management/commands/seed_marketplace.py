@@ -1,7 +1,7 @@
 """``python manage.py seed_marketplace``: the marketplace's seller, a login and products.
 
 Ateliê da Ana sells two products through the shop once she connects her
-PagBank account (``/shop/seller/``, PagBank Connect: docs/connect.md); each
+PagBank account (``/seller/``, PagBank Connect: docs/connect.md); each
 sale is then split between the shop and her. Safe to run again.
 """
 
@@ -51,5 +51,5 @@ class Command(BaseCommand):
             )
         self.stdout.write(
             f"Seller:      {options['seller_username']} / {options['seller_password']}"
-            "  (connects a PagBank account at /shop/seller/; then sells, split with the shop)"
+            "  (connects a PagBank account at /seller/; then sells, split with the shop)"
         )
