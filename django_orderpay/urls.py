@@ -6,6 +6,8 @@ URL, trailing slash included, as ``ORDERPAY["NOTIFICATION_URL"]``), and
 card checkout's installment plans (``checkout.js`` asks it as the card is typed).
 ``connect/authorize/`` and ``connect/callback/`` are PagBank Connect's
 authorisation (``docs/connect.md``).
+``checkouts/<signed id>/pay/`` sends a shopper to a hosted checkout's page
+(``hosted_checkout.checkout_link``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from django.urls import path
 
 from .checkout_views import installment_plans_view
 from .connect.views import ConnectCallbackView, ConnectStartView
+from .hosted_checkout import checkout_pay_view
 from .notifications.views import NotificationView
 
 app_name = "orderpay"
@@ -23,4 +26,5 @@ urlpatterns = [
     path("installments/", installment_plans_view, name="installment_plans"),
     path("connect/authorize/", ConnectStartView.as_view(), name="connect_start"),
     path("connect/callback/", ConnectCallbackView.as_view(), name="connect_callback"),
+    path("checkouts/<str:token>/pay/", checkout_pay_view, name="checkout-pay"),
 ]

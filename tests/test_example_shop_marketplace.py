@@ -94,7 +94,7 @@ def test_a_purchase_of_a_sellers_products_is_paid_split(
     pay_page = client.get(reverse("shop:pay", args=[purchase.reference])).content.decode()
     assert 'data-testid="marketplace-note"' in pay_page
     assert 'data-testid="pay-card"' in pay_page
-    for other in ("pay-pix", "pay-boleto", "pay-pagbank-qr", "pay-app"):
+    for other in ("pay-pix", "pay-boleto", "pay-pagbank-qr", "pay-app", "pay-pagbank"):
         assert f'data-testid="{other}"' not in pay_page
 
     pay_card(client, purchase)
@@ -115,7 +115,7 @@ def test_a_purchase_of_a_sellers_products_is_not_paid_unsplit(
 ):
     _connect_seller(orderpay_connect, client, marketplace)
     purchase = _check_out_with_ana(client, products)
-    for name in ("shop:pay_pix", "shop:pay_in_app", "shop:pay_boleto"):
+    for name in ("shop:pay_pix", "shop:pay_in_app", "shop:pay_boleto", "shop:pay_on_pagbank"):
         response = client.post(reverse(name, args=[purchase.reference]), follow=True)
         assert "paid by card" in response.content.decode()
     assert not purchase.payment_orders().exists()

@@ -1,4 +1,5 @@
-"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries.
+"""django-orderpay in Django admin: orders, charges, cards, splits, checkouts, operations,
+deliveries.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -11,6 +12,7 @@ from .._deprecation import deprecated_getattr
 from .accounts import ConnectedAccountAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
+from .checkouts import CheckoutAdmin, CheckoutOrderInline, create_payment_link
 from .deliveries import NotificationDeliveryAdmin
 from .operations import OperationAdmin, OperationInline
 from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
@@ -22,6 +24,8 @@ __all__ = [
     "ChargeInline",
     "ChargeStatusChangeInline",
     "ChargeStatusFilter",
+    "CheckoutAdmin",
+    "CheckoutOrderInline",
     "ConnectedAccountAdmin",
     "DeepLinkInline",
     "NotificationDeliveryAdmin",
@@ -29,6 +33,7 @@ __all__ = [
     "OperationInline",
     "OrderAdmin",
     "SplitAdmin",
+    "create_payment_link",
 ]
 
 #: Old names, still answered with a DeprecationWarning (docs/names.md).

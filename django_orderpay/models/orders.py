@@ -76,6 +76,15 @@ class Order(ProviderMirror):
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
     #: The connected account it belongs to; empty: the settings' TOKEN (the default account).
     account = account_foreign_key("orders")
+    #: The hosted checkout whose page made it (None for an order the shop created).
+    checkout = models.ForeignKey(
+        "django_orderpay.Checkout",
+        verbose_name=_("checkout"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="orders",
+    )
 
     objects = OrderQuerySet.as_manager()
 

@@ -36,7 +36,7 @@ from rest_framework.views import APIView
 from django_orderpay.conf import get_settings
 from django_orderpay.connect import routing
 from django_orderpay.connect.routing import Route
-from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
+from django_orderpay.models import Checkout, DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert
 
@@ -51,6 +51,7 @@ from .verification import (
     Rejected,
     check_declared_size,
     decode_body,
+    is_checkout,
     read_order,
     too_large,
     verify,
@@ -102,16 +103,18 @@ def _whose(order_id: str, route: Route | None = None) -> tuple[str, int]:
     to a setting. Only the log says which: the answer must not tell a
     stranger which orders exist. ``(text, logging level)``.
     """
-    if Order.objects.filter(provider_id=order_id).exists():
+    mirror = Checkout if is_checkout(order_id) else Order
+    what = mirror._meta.model_name
+    if mirror.objects.filter(provider_id=order_id).exists():
         advice = "is the API token that created it in NOTIFICATION_TOKENS?"
         if route is not None and route.account is not None:
             advice = (
                 f"it is connected account {route.account.account_id}'s: which token does "
                 "PagBank sign with (CONNECT_NOTIFICATION_SIGNER)?"
             )
-        return f"order {order_id} is this shop's; {advice}", logging.WARNING
+        return f"{what} {order_id} is this shop's; {advice}", logging.WARNING
     return (
-        f"order {order_id} is unknown here: another merchant's or environment's notification?",
+        f"{what} {order_id} is unknown here: another merchant's or environment's notification?",
         logging.INFO,
     )
 

@@ -111,6 +111,30 @@ class OrderRecord:
     deeplink_id: str | None = None
     metadata: dict[str, Any] | None = None
     qr_code_ids: list[str] = field(default_factory=list)
+    #: The checkout whose page made it (its notifications say so in ``x-product-id``).
+    checkout_id: str | None = None
+
+
+@dataclass
+class CheckoutRecord:
+    """A hosted checkout (``CHEC_``): what the merchant sent, as answered, and its orders.
+
+    ``body`` is the checkout in the answer's form (see ``checkout_rules``);
+    ``code`` is the capability in its ``PAY`` link, as PagBank's
+    ``pagamento?code=``; ``status`` is ACTIVE or INACTIVE until the clock
+    passes ``expires_at``, then EXPIRED for good.
+    """
+
+    id: str
+    account: str
+    created_at: datetime
+    expires_at: datetime
+    code: str
+    body: dict[str, Any]
+    status: str = "ACTIVE"
+    order_ids: list[str] = field(default_factory=list)
+    #: The Connect application whose access token created it (None: the merchant's own token).
+    client_id: str | None = None
 
 
 @dataclass
@@ -155,6 +179,10 @@ class State:
     splits: dict[str, SplitRecord] = field(default_factory=dict)
     deeplinks: dict[str, Deeplink] = field(default_factory=dict)
     qr_codes: dict[str, QrCodeRecord] = field(default_factory=dict)
+    #: Hosted checkouts, by id (their pages find them by ``code``).
+    checkouts: dict[str, CheckoutRecord] = field(default_factory=dict)
+    #: Checkouts not EXPIRED yet, by id: the clock expires them.
+    open_checkouts: set[str] = field(default_factory=set)
     #: Boleto charges still WAITING, by charge id: the clock cancels them after their due date.
     waiting_boletos: set[str] = field(default_factory=set)
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
@@ -170,26 +198,28 @@ class State:
                 return token
         return None
 
-    def signing_token(self, order: OrderRecord) -> str | None:
-        """The token an order's notifications are signed with: its merchant's own, or,
-        for an order a Connect application made, the seller's current access token or
-        the application's secret (``OAuthStore.signer``)."""
-        if order.client_id is None:
-            return self.token_of(order.account)
+    def signing_token(self, made: OrderRecord | CheckoutRecord) -> str | None:
+        """The token an order's (or a checkout's) notifications are signed with: its
+        merchant's own, or, for one a Connect application made, the seller's current
+        access token or the application's secret (``OAuthStore.signer``)."""
+        if made.client_id is None:
+            return self.token_of(made.account)
         if self.oauth.signer == "application":
-            app = self.oauth.applications.get(order.client_id)
+            app = self.oauth.applications.get(made.client_id)
             return app.client_secret if app is not None else None
-        grant = self.oauth.current(order.client_id, order.account)
+        grant = self.oauth.current(made.client_id, made.account)
         return grant.access_token if grant is not None else None
 
     def clear(self) -> None:
-        """Forget every order, charge, card, split, deeplink and idempotent answer."""
+        """Forget every order, charge, card, split, deeplink, checkout and idempotent answer."""
         self.orders.clear()
         self.charges.clear()
         self.cards.clear()
         self.splits.clear()
         self.deeplinks.clear()
         self.qr_codes.clear()
+        self.checkouts.clear()
+        self.open_checkouts.clear()
         self.waiting_boletos.clear()
         self.idempotency.clear()
         self.threeds.clear()

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('contenttypes', '0002_remove_content_type_name'),
-        ('django_orderpay', '0006_operation_unheard_calls'),
+        ('django_orderpay', '0007_checkout'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
