@@ -286,3 +286,31 @@ def test_a_sellers_order_never_settles_another_accounts_open_create(
 
     mine.refresh_from_db()
     assert (mine.state, mine.order_id) == ("unknown", None)
+
+
+def test_a_hosted_checkout_for_a_seller_and_its_page_payment(
+    orderpay_emulator, orderpay_connect, accounts, client, orderpay
+):
+    from django_orderpay import payloads
+
+    orderpay(NOTIFICATION_URL="https://shop.example.com/orderpay/notifications/")
+    seller_a, seller_b = accounts
+    checkout = services.create_checkout(
+        payloads.CheckoutRequest(
+            reference_id="hosted-1",
+            items=[payloads.CheckoutItem(quantity=1, unit_amount=5990, name="Camiseta")],
+        ),
+        account=seller_a,
+    )
+    assert checkout.account == seller_a
+    record = orderpay_emulator.emulator._state.checkouts[checkout.provider_id]
+    assert record.account == seller_a.account_id
+
+    orderpay_emulator.pay_checkout(checkout.provider_id)
+    orderpay_emulator.deliver_notifications(client)
+
+    [order] = checkout.orders.all()
+    assert (order.status, order.account) == ("PAID", seller_a)
+    assert services.refresh_checkout(checkout).account == seller_a
+    with pytest.raises(PayloadError):
+        services.inactivate_checkout(checkout, account=seller_b)

@@ -5,8 +5,9 @@ Only when Connect is configured (``CONNECT_CLIENT_ID``): a shop with one
 
 The account, in this order:
 
-1. the account of the order the body names, when it is mirrored here (or
-   of the order of a charge it names): an order's account never changes;
+1. the account of the order (or hosted checkout) the body names, when it is
+   mirrored here (or of the order of a charge it names): an order's account
+   never changes;
 2. else the account the notification URL names (``?account=ACCO_...``:
    the services send each connected account's orders that URL);
 3. else the settings' own account (``TOKEN``).
@@ -35,12 +36,13 @@ from django.http import HttpRequest
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import AccountNeedsAuthorization
-from django_orderpay.models import Charge, ConnectedAccount, Order
+from django_orderpay.models import Charge, Checkout, ConnectedAccount, Order
 from django_orderpay.notifications.verification import (
     AUTHENTICITY_HEADER,
     Incoming,
     Policy,
     Rejected,
+    is_checkout,
     named_charges,
     read_order,
     token_matches,
@@ -80,7 +82,8 @@ def _mirrored_account(body: bytes) -> tuple[bool, Any]:
         return False, None
     found: tuple[Any] | None
     if order_id:
-        found = Order.objects.filter(provider_id=order_id).values_list("account_id").first()
+        mirror = Checkout if is_checkout(order_id) else Order
+        found = mirror.objects.filter(provider_id=order_id).values_list("account_id").first()
     else:
         charges = Charge.objects.filter(provider_id__in=named_charges(payload)).order_by("pk")
         found = charges.values_list("order__account_id").first()

@@ -150,7 +150,7 @@ def _apply(
         result = Result.of(DeliveryOutcome.PROCESSED)
     checkout_id = _product_id(delivery)
     if checkout_id and order_id and result.outcome == DeliveryOutcome.PROCESSED:
-        _join_checkout(order_id, checkout_id, client)
+        _join_checkout(order_id, checkout_id, client, account)
     if result.outcome != DeliveryOutcome.PROCESSED or result.detail:
         recording.change_outcome(delivery, result.outcome, result.detail)
     return result
@@ -165,7 +165,12 @@ def _product_id(delivery: NotificationDelivery) -> str:
     return value if isinstance(value, str) and is_checkout(value) else ""
 
 
-def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | None) -> None:
+def _join_checkout(
+    order_id: str,
+    checkout_id: str,
+    client: OrderPayClient | None,
+    account: ConnectedAccount | None = None,
+) -> None:
     """An order made on one of this shop's checkouts' page: link it, once, as the provider says.
 
     The header is not signed: it is only a hint to fetch the checkout with our
@@ -177,7 +182,9 @@ def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | Non
     if Order.objects.filter(provider_id=order_id, checkout__provider_id=checkout_id).exists():
         return
     try:
-        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_checkout(
+            checkout_id, source=ChangeSource.NOTIFICATION, client=client, account=account
+        )
     except NotFound:
         logger.info("checkout %s named by order %s is not this account's", checkout_id, order_id)
 
@@ -196,11 +203,14 @@ def _apply_checkout(
     account's, and lists the orders made on its page), or with
     ``NOTIFICATION_TRUST_BODY`` the verified body is applied as it is.
     """
+    account = delivery.account if delivery.account_id is not None else None
     if trust_body:
-        sync_checkout(payload, source=ChangeSource.NOTIFICATION)
+        sync_checkout(payload, source=ChangeSource.NOTIFICATION, account=account)
         return Result.of(DeliveryOutcome.PROCESSED)
     try:
-        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_checkout(
+            checkout_id, source=ChangeSource.NOTIFICATION, client=client, account=account
+        )
     except NotFound:
         detail = f"checkout {checkout_id} is not known to this account"
         logger.info("notification delivery %s ignored: %s", delivery.pk, detail)

@@ -13,7 +13,7 @@ from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.conf import OrderPaySettings
 from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
-from django_orderpay.models import CardToken, ConnectedAccount, Order
+from django_orderpay.models import CardToken, Checkout, ConnectedAccount, Order
 from django_orderpay.payloads._problems import is_int, not_an_integer
 
 #: ``Order.object_id`` holds the shop object's primary key as text.
@@ -58,15 +58,15 @@ def check_account(account: Any) -> ConnectedAccount | None:
     return account
 
 
-def order_account(order: Order, account: Any = None) -> ConnectedAccount | None:
-    """The account ``order`` belongs to, which every call about it acts for.
+def order_account(order: Order | Checkout, account: Any = None) -> ConnectedAccount | None:
+    """The account ``order`` (or a checkout) belongs to, which every call about it acts for.
 
     ``account``, when given, must be that one: a call for one account never
     touches another's order.
     """
     given = check_account(account)
     if given is not None and given.pk != order.account_id:
-        message = f"order {order.provider_id} belongs to another account than {given.account_id}"
+        message = f"{order.provider_id} belongs to another account than {given.account_id}"
         raise PayloadError([FieldError("account", message)])
     return given if given is not None else order.account
 

@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 from django.core.management.base import CommandError, OutputWrapper
 from django.db import connection, connections
@@ -48,14 +49,19 @@ def connected_account(account_id: str | None) -> ConnectedAccount | None:
     return found
 
 
-def of_account(orders: QuerySet[Order], account: ConnectedAccount | None) -> QuerySet[Order]:
-    """``orders`` of ``account`` only, when one is given."""
-    return orders if account is None else orders.filter(account=account)
+Mirror = TypeVar("Mirror", Order, Checkout)
 
 
-def without_unauthorised(orders: QuerySet[Order]) -> tuple[QuerySet[Order], list[tuple[str, int]]]:
-    """``orders`` less those of connected accounts the platform may not act for now,
-    and, for each such account, how many were left out (``(ACCO_..., count)``)."""
+def of_account(rows: QuerySet[Mirror], account: ConnectedAccount | None) -> QuerySet[Mirror]:
+    """``rows`` (orders, checkouts) of ``account`` only, when one is given."""
+    return rows if account is None else rows.filter(account=account)
+
+
+def without_unauthorised(
+    orders: QuerySet[Mirror],
+) -> tuple[QuerySet[Mirror], list[tuple[str, int]]]:
+    """``orders`` (or checkouts) less those of connected accounts the platform may not act
+    for now, and, for each such account, how many were left out (``(ACCO_..., count)``)."""
     if not get_settings().connect_enabled:
         return orders, []
     blocked = ~Q(account__isnull=True) & ~Q(account__state=AccountState.ACTIVE)
@@ -177,14 +183,19 @@ def refresh_checkouts(
     stderr: OutputWrapper,
     *,
     verbose: bool,
+    account: ConnectedAccount | None = None,
 ) -> int:
-    """Re-fetch each checkout with the orders made on its page, saying so; how many failed."""
+    """Re-fetch each checkout with the orders made on its page, saying so; how many failed.
+
+    A mirrored checkout is fetched for its own account; an id for ``account``.
+    """
     failures = 0
     for checkout in checkouts:
         name = checkout.provider_id if isinstance(checkout, Checkout) else checkout
         before = checkout.status if isinstance(checkout, Checkout) else None
+        named = account if isinstance(checkout, str) else None
         try:
-            fetched = refresh_checkout(checkout)
+            fetched = refresh_checkout(checkout, account=named)
         except OrderPayError as exc:
             failures += 1
             stderr.write(f"{name}: {type(exc).__name__}: {exc}")

@@ -68,9 +68,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, account: str | None = None, **options: Any) -> None:
         verbose = options.get("verbosity", 1) >= 1
-        orders, skipped = without_unauthorised(
-            of_account(past_their_window(), connected_account(account))
-        )
+        acting = connected_account(account)
+        orders, skipped = without_unauthorised(of_account(past_their_window(), acting))
         for account_id, count in skipped:
             self.stderr.write(
                 f"{count} orders of connected account {account_id} skipped: it needs "
@@ -88,7 +87,8 @@ class Command(BaseCommand):
             if verbose:
                 self.stdout.write(f"{order.provider_id}: {order.status} -> {refreshed.status}")
         summary = f"{len(targets) - failures} of {len(targets)} orders past their window checked"
-        checkouts = list(Checkout.objects.past_expiry().order_by("expires_at", "pk"))
+        past, _ = without_unauthorised(of_account(Checkout.objects.past_expiry(), acting))
+        checkouts = list(past.order_by("expires_at", "pk"))
         failures += refresh_checkouts(checkouts, self.stdout, self.stderr, verbose=verbose)
         if checkouts:
             summary += f"; {len(checkouts)} checkouts past their time checked"

@@ -131,7 +131,9 @@ class Command(BaseCommand):
                     f"{count} orders of connected account {account_id} skipped: it needs "
                     "re-authorisation (docs/connect.md)"
                 )
-            open_checkouts = Checkout.objects.not_final()
+            open_checkouts, _ = without_unauthorised(
+                of_account(Checkout.objects.not_final(), acting)
+            )
             if max_age is not None:
                 if max_age < 1:
                     raise CommandError("--max-age must be 1 or more")
@@ -143,7 +145,7 @@ class Command(BaseCommand):
         verbosity = options.get("verbosity", 1)
         # Checkouts first: the orders made on their pages are adopted and linked with them.
         checkout_failures = refresh_checkouts(
-            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1
+            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1, account=acting
         )
         failures = 0
         progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
