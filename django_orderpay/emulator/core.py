@@ -113,6 +113,7 @@ CHECKOUT_UPDATE = ("checkout.update",)
 
 ROUTES: tuple[Route, ...] = (
     Route("POST", "/orders", orders.create_order, scopes=CREATE),
+    Route("GET", "/orders", orders.find_order_by_charge, scopes=READ),
     Route("GET", "/orders/{id}", orders.get_order, scopes=READ),
     Route("POST", "/orders/{id}/pay", orders.pay_order, scopes=CREATE),
     Route("POST", "/checkouts", checkouts.create_checkout, scopes=CHECKOUT_CREATE),

@@ -145,3 +145,19 @@ def refresh_order(
         order_id, account = order, check_account(account)
     answer = client_or_default(client, account).get_order(order_id)
     return sync_order(answer, source=source, account=account)
+
+
+def refresh_order_of_charge(
+    charge_id: str,
+    *,
+    source: str = ChangeSource.SYNC,
+    client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
+) -> Order:
+    """Fetch the order a ``CHAR_`` id belongs to (``GET /orders?charge_id=``) and mirror it:
+    for code that holds only a charge's id (a notification naming only its charge, which
+    this shop never mirrored). ``NotFound`` when this account (``account``: a connected
+    one; None: the settings' ``TOKEN``) has no such charge."""
+    account = check_account(account)
+    answer = client_or_default(client, account).get_order_by_charge(charge_id)
+    return sync_order(answer, source=source, account=account)
