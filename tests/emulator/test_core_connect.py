@@ -509,3 +509,37 @@ def test_s256_is_rfc_7636s_example() -> None:
     verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     assert s256(verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
     assert hashlib.sha256(verifier.encode()).digest()
+
+
+def test_a_state_file_keeps_applications_and_grants_across_a_restart(tmp_path, recorder) -> None:
+    import requests
+
+    from django_orderpay.emulator import Emulator
+    from django_orderpay.emulator.serving.transport import mount
+
+    from .core_support import ACCOUNT_A, BASE_URL
+
+    path = tmp_path / "emulator.state"
+
+    def api_of(emulator: Emulator) -> Api:
+        session = requests.Session()
+        return Api(session, mount(session, emulator, BASE_URL, sleep=lambda s: None), emulator)
+
+    first = Emulator({TOKEN_A: ACCOUNT_A}, notification_sender=recorder, state_file=path)
+    api = api_of(first)
+    api.post(
+        "/_emulator/oauth/applications",
+        {"client_id": CLIENT_ID, "client_secret": SECRET, "name": "M", "redirect_uri": REDIRECT},
+        token=None,
+    )
+    seller = connect(api)
+    first.close()
+
+    again = Emulator({TOKEN_A: ACCOUNT_A}, notification_sender=recorder, state_file=path)
+    try:
+        api = api_of(again)
+        assert api.get("/public-keys/card", token=seller["access_token"]).status_code != 401
+        body = {"grant_type": "refresh_token", "refresh_token": seller["refresh_token"]}
+        assert api.post("/oauth2/refresh", body, token=None, headers=PUB).status_code == 200
+    finally:
+        again.close()
