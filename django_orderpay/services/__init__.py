@@ -27,7 +27,7 @@ from .keys import clear_public_key_cache, get_public_key
 from .operations import in_flight_for
 from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
-from .splits import get_split
+from .splits import get_split, platform_splits
 from .threeds import ThreeDSSession, create_3ds_session
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "pay_order",
     "pay_with_card_token",
     "payable_checkout",
+    "platform_splits",
     "refresh_checkout",
     "refresh_order",
     "refresh_order_of_charge",

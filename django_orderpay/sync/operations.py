@@ -65,8 +65,13 @@ def _open_operations(order: Order, *, new_order: bool) -> tuple[list[Operation],
     wanted = "order_id = %s"
     params: list[object] = [order.pk]
     if new_order and order.reference_id:
-        wanted += " OR (kind = %s AND order_id IS NULL AND target = %s)"
+        # Only a create made for the order's own account: another account's
+        # order of the same reference is not its answer.
+        account = "account_id IS NULL" if order.account_id is None else "account_id = %s"
+        wanted += f" OR (kind = %s AND order_id IS NULL AND target = %s AND {account})"
         params += [OperationKind.CREATE, order.reference_id]
+        if order.account_id is not None:
+            params.append(order.account_id)
     # The count is a subquery: it is not locked, so it sees the cancels skipped here.
     cancels = (
         f"(SELECT COUNT(other.id) FROM {table} other WHERE other.charge_id = {table}.charge_id"  # noqa: S608

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("contenttypes", "0002_remove_content_type_name"),
-        ("django_orderpay", "0008_order_provider_missing_since"),
+        ("django_orderpay", "0009_connected_accounts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
