@@ -20,7 +20,7 @@ from django_orderpay.exceptions import OutcomeUnknown, PaymentInProgress
 from django_orderpay.intents import new_intent, operation_key
 from django_orderpay.models import Operation
 from django_orderpay.services import create_order, pay_order
-from django_orderpay.services.operations import IN_FLIGHT_FOR
+from django_orderpay.services.in_flight import IN_FLIGHT_FOR
 from django_orderpay.shopper_messages import refusal_message
 from tests.test_services_support import charge, order_payload
 

@@ -17,9 +17,9 @@ from django.test import Client
 from django.urls import reverse
 
 from django_orderpay.client import get_client
-from django_orderpay.intents import new_intent
-from django_orderpay.models import CardToken, Charge, Order
-from django_orderpay.services import create_order
+from django_orderpay.intents import new_intent, operation_key
+from django_orderpay.models import CardToken, Charge, Operation, Order
+from django_orderpay.services import create_order, pay_order
 from example_project.shop.models import Purchase
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
     CUSTOMER,
@@ -113,3 +113,37 @@ def test_the_example_shops_saved_card_form_posted_at_once_charges_once(
     assert (paid.provider_id, paid.status, paid.amount_value) == (charged[0], "PAID", 3490)
     page = client.get(purchase.get_absolute_url()).content.decode()
     assert "Paid" in page
+
+
+def test_the_same_attempt_from_several_processes_waits_for_the_first_and_is_answered(
+    orderpay_emulator, django_user_model
+):
+    """One page's intent posted by three processes at once, the provider slow: the first
+    sends, the others join its operations and wait for its answer (not the provider's
+    409 for a key in use), and every one is answered with the same paid order."""
+    purchase = django_user_model.objects.create_user("purchase-2")
+    slow_orders(orderpay_emulator)
+    intent = new_intent()
+
+    def attempt() -> tuple[str, str]:
+        order = create_order(
+            order_payload("same-page"),
+            shop_object=purchase,
+            idempotency_key=operation_key(intent, "create"),
+        )
+        paid = pay_order(
+            Order.objects.get(pk=order.pk),
+            [charge(500)],
+            idempotency_key=operation_key(intent, "pay"),
+        )
+        return paid.provider_id, paid.status
+
+    outcomes, _ = in_processes(attempt, attempt, attempt)
+
+    [order_id] = orderpay_emulator.order_ids()
+    assert outcomes == [(order_id, "PAID")] * 3
+    assert len(charged_at_the_provider([order_id])) == 1
+    assert sorted(Operation.objects.values_list("kind", "state", "calls")) == [
+        ("create", "succeeded", 3),
+        ("pay", "succeeded", 3),
+    ]

@@ -23,8 +23,8 @@ from .checkouts import (
 )
 from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
+from .in_flight import in_flight_for
 from .keys import clear_public_key_cache, get_public_key
-from .operations import in_flight_for
 from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
 from .splits import get_split, platform_splits

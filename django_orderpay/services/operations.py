@@ -5,8 +5,9 @@
 1. **Record, committed, before the request leaves** (:func:`_begin`). A
    payment (create, pay) for a shop object is refused with
    :class:`PaymentInProgress` while another money-moving operation of that
-   object is in flight (:func:`in_flight`): at most one at a time, whatever
-   reference each attempt has. The
+   object is in flight (:mod:`.in_flight`): at most one at a time, whatever
+   reference each attempt has; a repeat of a call being sent right now waits
+   for its answer. The
    operation's scope (what it acts on, with what amount) is looked up: an
    *open* operation of the scope (sending, or outcome unknown) is reused
    with its key, however the repeat came (a client retry, the caller
@@ -40,7 +41,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
@@ -52,7 +52,6 @@ from django_orderpay.exceptions import (
     AccountNeedsAuthorization,
     IdempotencyConflict,
     OutcomeUnknown,
-    PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
 )
@@ -82,12 +81,20 @@ from django_orderpay.sync.operations import Answered, success_fields
 
 from . import idempotency
 from ._common import client_or_default
+from .in_flight import (
+    SENDING_FOR,
+    await_outcome,
+    busy_name,
+    in_flight_elsewhere,
+    refuse_if_in_flight,
+    shop_object_of,
+)
 
 logger = logging.getLogger("django_orderpay.services")
 
 #: How long ``orderpay_sync`` waits before it treats a call still marked
 #: ``sending`` as lost (its process may still be waiting for the answer).
-GRACE = dt.timedelta(minutes=2)
+GRACE = SENDING_FOR
 #: How long after its first call ``orderpay_sync`` may re-send an operation.
 #: The provider's key lifetime is undocumented; past this a re-sent request
 #: could act again, so older open operations are left for staff to check.
@@ -98,15 +105,6 @@ REPLAY_WINDOW = dt.timedelta(hours=24)
 #: lost half of a double click) must not swallow a real refund of the same
 #: amount asked later, which is a new operation once this has passed.
 OWED_FOR = dt.timedelta(minutes=15)
-#: How long an open operation keeps its shop object busy (a new payment of it
-#: refused): a call's own retries end within minutes; past this an open one
-#: is left to the notification, ``orderpay_sync`` and staff, and the shopper
-#: may pay again (a purchase then paid twice sends ``payment_duplicated``).
-IN_FLIGHT_FOR = dt.timedelta(minutes=15)
-#: The operations that start a payment: refused while their shop object has
-#: another money-moving operation in flight. Captures and refunds are never
-#: held back (a refund is how a purchase paid twice is put right).
-PAYMENT_KINDS = frozenset({OperationKind.CREATE, OperationKind.PAY})
 #: Longest error text kept on an operation.
 MAX_ERROR_LENGTH = ERROR_TEXT_KEPT
 
@@ -209,18 +207,6 @@ def _update(operation: Operation, **fields: Any) -> None:
             setattr(operation, name, value)
 
 
-def shop_object_of(intent: Intent) -> tuple[int | None, str]:
-    """``(content type id, object id)`` of what ``intent`` is for: its shop object, else its
-    order's (a pay, a capture, a refund); ``(None, "")`` when it has none."""
-    if intent.shop_object is not None:
-        content_type = ContentType.objects.get_for_model(intent.shop_object)
-        return content_type.pk, str(intent.shop_object.pk)
-    order = intent.order if intent.order is not None else getattr(intent.charge, "order", None)
-    if order is not None and order.content_type_id is not None:
-        return order.content_type_id, order.object_id
-    return None, ""
-
-
 def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
     safe_body = idempotency.without_card_secrets(intent.body)
     body_digest = idempotency.digest(safe_body)  # the same as the body's: no secrets to take
@@ -262,7 +248,7 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     # scope's first sequence or the caller's key is taken) means there is
     # history to read: the locked look below decides, as it would have. A
     # payment for a shop object always looks first: another may be in flight.
-    busy = _busy_name(intent)
+    busy = busy_name(intent)
     if busy is None:
         with single_write():
             first = insert_new([_new(intent, 0, explicit_key)])
@@ -278,15 +264,6 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
 
 class _Taken(Exception):
     """The operation :func:`_look` meant to record was recorded by another process first."""
-
-
-def _busy_name(intent: Intent) -> str | None:
-    """The lock a payment of a shop object takes while it looks (None: not a payment, or
-    for no shop object)."""
-    if intent.kind not in PAYMENT_KINDS:
-        return None
-    content_type_id, object_id = shop_object_of(intent)
-    return f"orderpay:shop-object:{content_type_id}:{object_id}" if content_type_id else None
 
 
 def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[Operation, bool]:
@@ -315,51 +292,13 @@ def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[O
             return _answering(latest), True
         operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
         if busy is not None:
-            _refuse_if_in_flight(operation)
+            refuse_if_in_flight(operation)
         # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
         # round trip. Skipped: another process recorded this sequence (or
         # key) first (on PostgreSQL, after its transaction ended): look again.
         if not insert_new([operation]):
             raise _Taken
         return operation, False
-
-
-def in_flight_for(shop_object: models.Model) -> Operation | None:
-    """The money-moving operation of ``shop_object`` with no outcome yet (see :func:`in_flight`).
-
-    What a payment page asks to say "your payment is being confirmed" instead
-    of offering to pay again.
-    """
-    if shop_object.pk is None:
-        return None
-    content_type = ContentType.objects.get_for_model(shop_object)
-    return in_flight(content_type.pk, str(shop_object.pk))
-
-
-def in_flight(content_type_id: int | None, object_id: str) -> Operation | None:
-    """The money-moving operation of a shop object still in flight (open, called within
-    :data:`IN_FLIGHT_FOR`), if any: the newest."""
-    if content_type_id is None:
-        return None
-    since = timezone.now() - IN_FLIGHT_FOR
-    return (
-        Operation.objects.open()
-        .filter(content_type_id=content_type_id, object_id=object_id, updated_at__gte=since)
-        .order_by("-pk")
-        .first()
-    )
-
-
-def _refuse_if_in_flight(operation: Operation) -> None:
-    """Raise :class:`PaymentInProgress` when ``operation``'s shop object has another in flight."""
-    busy = in_flight(operation.content_type_id, operation.object_id)
-    if busy is not None and busy.scope != operation.scope:
-        raise PaymentInProgress(
-            f"{operation.get_kind_display().lower()} {operation.target or operation.scope}: "
-            f"operation {busy.pk} ({busy.get_kind_display().lower()}) of the same shop object "
-            "has no outcome yet; nothing was sent",
-            operation=busy,
-        )
 
 
 #: One fewer call owed the outcome (never below zero).
@@ -524,6 +463,15 @@ def run(
         result = _result(operation)
         if result is not None:
             return result
+    if in_flight_elsewhere(operation):
+        # Another call is sending it right now (a double click, a second worker): its
+        # answer is this one's too. Sent now, the key would be refused as in use.
+        heard = await_outcome(operation)
+        if heard is not None:
+            _update(operation, reported=True)
+            result = _result(operation)
+            if result is not None:
+                return result
     return _call(operation, intent, api)
 
 
