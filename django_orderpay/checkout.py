@@ -8,14 +8,17 @@ plans of ``GET /charges/fees/calculate``. :class:`DebitCardForm` pays by debit:
 3-D Secure always, one installment, never stored.
 
 When 3-D Secure runs is ``ORDERPAY['THREEDS']`` (:func:`threeds_required`):
-``always``, ``never``, or ``after_decline``: only once the issuer declined a
-card of the order with a code that asks for authentication (20159, "tente
-novamente usando autenticação"), as the partner plugin's retry does.
+``always`` (the default), ``never``, or ``after_decline``: only once the
+issuer declined a card of the order with a code that asks for authentication
+(20159, "tente novamente usando autenticação"), as the partner plugin's retry
+does. A card whose issuer takes no part (``AUTH_NOT_SUPPORTED``) is charged
+without it only where ``ORDERPAY['THREEDS_ALLOW_NOT_SUPPORTED']`` says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any, cast
 
 from django import forms
@@ -30,12 +33,21 @@ from django_orderpay.models import ChargeStatus, Order, format_cents
 from django_orderpay.payloads.authentication import THREEDS_ID_PATTERN
 from django_orderpay.services.fees import InstallmentPlan, plan_for
 
+logger = logging.getLogger("django_orderpay.checkout")
+
 #: Issuer decline codes that ask the merchant to retry with 3-D Secure.
 AUTHENTICATION_REQUIRED_CODES = frozenset({"20159"})
 #: Said when a card can't be authenticated for debit (the form, and checkout.js before posting).
 DEBIT_NOT_AUTHENTICATED = _(
     "This card cannot be authenticated for debit: choose another card or method."
 )
+#: Said when a credit card's issuer takes no part in 3-D Secure and the shop requires it.
+CREDIT_NOT_AUTHENTICATED = _(
+    "Your bank does not authenticate this card (3-D Secure): choose another card or "
+    "another way to pay."
+)
+#: The status ``authenticate3DS`` ends with for a card whose issuer takes no part.
+AUTH_NOT_SUPPORTED = "AUTH_NOT_SUPPORTED"
 #: Salt of the signed plans parameters the page carries (amount and limits).
 PLANS_SALT = "django_orderpay.installment_plans"
 
@@ -90,11 +102,13 @@ def unsign_plans(token: str) -> tuple[int, int, int]:
 class CardCheckoutForm(CardPaymentForm):
     """A credit card, with 3-D Secure's ``authentication_id`` and fee plans by ``card_bin``.
 
-    ``threeds``: the page runs 3-D Secure (then an ``authentication_id`` is
-    required: a card whose issuer takes no part in 3-D Secure comes back with
-    none, and pays without it unless ``allow_not_supported`` is False; that
-    status is the browser's word, so a shop that must never charge an
-    unauthenticated card sets it False, as the official plugin does). ``fee_plans``: installments
+    ``threeds``: the page runs 3-D Secure (None: as ``ORDERPAY['THREEDS']``
+    says, :func:`threeds_required`); then an ``authentication_id`` is
+    required. A card whose issuer takes no part in 3-D Secure comes back with
+    none (``AUTH_NOT_SUPPORTED``): that status is the browser's word, which a
+    card tester can type, so it pays without authentication only when
+    ``allow_not_supported`` is True (None: ``ORDERPAY['THREEDS_ALLOW_NOT_SUPPORTED']``,
+    False by default, as the official plugin's default). ``fee_plans``: installments
     are priced by ``services.installment_plans`` (the charge's amount then
     includes the buyer's interest); ``max_installments_no_interest`` is how
     many the shop absorbs.
@@ -113,15 +127,18 @@ class CardCheckoutForm(CardPaymentForm):
     def __init__(
         self,
         *args: Any,
-        threeds: bool = False,
-        allow_not_supported: bool = True,
+        threeds: bool | None = None,
+        allow_not_supported: bool | None = None,
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.threeds = threeds
-        self.allow_not_supported = allow_not_supported
+        conf = get_settings(strict=False)
+        self.threeds = threeds_required(mode=conf.threeds) if threeds is None else threeds
+        self.allow_not_supported = (
+            conf.threeds_allow_not_supported if allow_not_supported is None else allow_not_supported
+        )
         self.fee_plans = fee_plans
         self.max_installments_no_interest = max_installments_no_interest
         self.amount = kwargs.get("amount")
@@ -143,15 +160,25 @@ class CardCheckoutForm(CardPaymentForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.threeds and not data.get("authentication_id"):
-            not_supported = data.get("authentication_status") == "AUTH_NOT_SUPPORTED"
-            if not (not_supported and self.allow_not_supported):
-                self.add_error(
-                    None, _("The card was not authenticated by its bank: please try again.")
-                )
+            self._unauthenticated(data.get("authentication_status") == AUTH_NOT_SUPPORTED)
         installments = data.get("installments") or 1
         if self.fee_plans and self.amount and installments > 1:
             self.plan = self._plan(data.get("card_bin") or "", installments)
         return data
+
+    def _unauthenticated(self, not_supported: bool) -> None:
+        """A page that ran 3-D Secure posted no authentication: refused unless the shop
+        lets a card its issuer does not authenticate pay without (credit only)."""
+        if not not_supported:
+            self.add_error(None, _("The card was not authenticated by its bank: please try again."))
+        elif self.payment_type != "CREDIT_CARD":
+            return  # a debit card: DebitCardForm says why it can't pay
+        elif self.allow_not_supported:
+            # The shop opted in: the charge goes without authentication (the admin
+            # shows it "not authenticated"); the log says why.
+            logger.info("a card is charged without 3-D Secure: its page said %s", AUTH_NOT_SUPPORTED)
+        else:
+            self.add_error(None, CREDIT_NOT_AUTHENTICATED)
 
     def _plan(self, card_bin: str, installments: int) -> InstallmentPlan | None:
         if not card_bin:

@@ -47,10 +47,14 @@ Keys (environment variable in brackets):
     Orders the mounted emulator remembers; older ones are forgotten.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
-``THREEDS`` (default ``never``)
+``THREEDS`` (default ``always``)
     When the card checkout runs 3-D Secure: ``always``, ``never``, or
     ``after_decline`` (only to retry a card the issuer declined with a code
     asking for authentication, 20159). Debit cards always run it.
+``THREEDS_ALLOW_NOT_SUPPORTED`` (default False)
+    Charge a credit card without 3-D Secure when the page says its issuer
+    takes no part (``AUTH_NOT_SUPPORTED``, the browser's word). Off, such a
+    card is refused and the shopper asked for another.
 ``THREEDS_URL``
     Override of the host of the checkout-SDK sessions (``sdk.pagseguro.com``).
 """
@@ -89,6 +93,8 @@ DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
 #: When the checkout authenticates a credit card with 3-D Secure (debit: always).
 THREEDS_MODES: Final = ("never", "always", "after_decline")
+#: Safe by default: every credit card is authenticated unless the shop says otherwise.
+DEFAULT_THREEDS: Final = "always"
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,7 @@ KNOWN_KEYS: Final = frozenset(
         "SYNC_CONCURRENCY",
         "THREEDS",
         "THREEDS_URL",
+        "THREEDS_ALLOW_NOT_SUPPORTED",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -165,8 +172,9 @@ class OrderPaySettings:
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
-    threeds: str = "never"
+    threeds: str = DEFAULT_THREEDS
     threeds_url: str = ""
+    threeds_allow_not_supported: bool = False
 
     @property
     def threeds_env(self) -> str:
@@ -410,11 +418,12 @@ def _parse() -> OrderPaySettings:
         ),
         threeds=_threeds_mode(reader),
         threeds_url=reader.url("THREEDS_URL", hosts.threeds_url),
+        threeds_allow_not_supported=reader.boolean("THREEDS_ALLOW_NOT_SUPPORTED", False),
     )
 
 
 def _threeds_mode(reader: _Reader) -> str:
-    mode = reader.string("THREEDS", "never")
+    mode = reader.string("THREEDS", DEFAULT_THREEDS)
     if mode not in THREEDS_MODES:
         raise ConfigurationError(f"{_where('THREEDS')} must be one of {', '.join(THREEDS_MODES)}.")
     return mode

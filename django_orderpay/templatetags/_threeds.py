@@ -15,7 +15,7 @@ from django import forms
 from django.utils.translation import gettext as _
 
 from django_orderpay import services
-from django_orderpay.checkout import DEBIT_NOT_AUTHENTICATED
+from django_orderpay.checkout import CREDIT_NOT_AUTHENTICATED, DEBIT_NOT_AUTHENTICATED
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
 
@@ -42,6 +42,7 @@ def threeds_messages() -> dict[str, str]:
         "CHANGE_PAYMENT_METHOD": _(
             "Your bank did not authenticate this card. Choose another card or payment method."
         ),
+        "AUTH_NOT_SUPPORTED": str(CREDIT_NOT_AUTHENTICATED),
         "AUTH_NOT_SUPPORTED_DEBIT": str(DEBIT_NOT_AUTHENTICATED),
         "THREEDS_FAILED": _(
             "The card could not be authenticated right now. Please try again in a moment."
@@ -76,6 +77,8 @@ def threeds_config(
         "env": session.env if session else "",
         "type": getattr(form, "payment_type", "CREDIT_CARD"),
         "amount": getattr(form, "amount", None) or 0,
+        # Whether a credit card its issuer does not authenticate may still be posted.
+        "allowNotSupported": bool(getattr(form, "allow_not_supported", False)),
         "customer": {
             "name": customer.get("name", ""),
             "email": customer.get("email", ""),
