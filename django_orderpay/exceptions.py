@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured, PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, SuspiciousOperation
 
 from ._deprecation import deprecated_getattr
 
@@ -209,6 +209,16 @@ class CardTokenNotOwned(OrderPayError, PermissionDenied):
 
     A ``PermissionDenied``, so a Django or DRF view that lets it through
     answers 403. Raised before any call to the provider.
+    """
+
+
+class UnsafeURL(OrderPayError, SuspiciousOperation):
+    """A URL handed to a template tag (for a script to fetch or go to) is not this site's.
+
+    Only a relative URL, or an absolute one on the request's own host and
+    scheme, may reach ``payment.js``: anything else (``javascript:``, another
+    host) is refused when the page renders. A ``SuspiciousOperation``, so
+    Django answers 400 and logs it to ``django.security``.
     """
 
 
