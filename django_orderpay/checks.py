@@ -4,7 +4,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 ``orderpay.E002`` on a staging box that serves the emulator with DEBUG off).
 
 - ``orderpay.E001`` (error): no ``TOKEN``.
-- ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False.
+- ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False (a
+  mounted emulator then answers 404 unless ``EMULATOR_SERVE_WITHOUT_DEBUG``).
 - ``orderpay.E003`` (error): the API base URL is not https while ``DEBUG`` is False.
 - ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
 - ``orderpay.E005`` (error): ``NOTIFICATION_BACKGROUND`` is on but neither ``django.tasks``
@@ -102,8 +103,9 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 Error(
                     "ORDERPAY['ENVIRONMENT'] is 'emulator' with DEBUG off: "
                     "payments would go to the built-in emulator, not to the provider.",
-                    hint="Use 'sandbox' or 'production' in a deployment, or silence "
-                    "orderpay.E002 where the emulator is meant (a demo, CI).",
+                    hint="Use 'sandbox' or 'production' in a deployment. Where the emulator "
+                    "is meant with DEBUG off (a staging demo, CI), silence orderpay.E002; a "
+                    "mounted emulator also needs ORDERPAY['EMULATOR_SERVE_WITHOUT_DEBUG'].",
                     id="orderpay.E002",
                 )
             )

@@ -45,6 +45,13 @@ Keys (environment variable in brackets):
     account id; default ``[TOKEN]``.
 ``EMULATOR_RETAIN_ORDERS`` (default 5000)
     Orders the mounted emulator remembers; older ones are forgotten.
+``EMULATOR_SERVE_WITHOUT_DEBUG`` (default False)
+    Let the emulator mounted in the shop's URLconf answer while ``DEBUG`` is
+    False (a staging demo); otherwise it answers 404 there.
+``EMULATOR_CONTROL_SECRET``
+    A secret whose ``X-Emulator-Secret`` header opens the mounted emulator's
+    control plane (``/_emulator/...``) to a script; an active staff user
+    logged in to the shop may use it without. Unset, only staff may.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
 ``THREEDS`` (default ``always``)
@@ -63,7 +70,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, overload
 
 import environ
@@ -141,6 +148,8 @@ KNOWN_KEYS: Final = frozenset(
         "NOTIFICATION_MAX_BODY",
         "EMULATOR_TOKENS",
         "EMULATOR_RETAIN_ORDERS",
+        "EMULATOR_SERVE_WITHOUT_DEBUG",
+        "EMULATOR_CONTROL_SECRET",
         "SYNC_CONCURRENCY",
         "THREEDS",
         "THREEDS_URL",
@@ -171,6 +180,8 @@ class OrderPaySettings:
     notification_max_body: int
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
+    emulator_serve_without_debug: bool = False
+    emulator_control_secret: str | None = field(default=None, repr=False)
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
     threeds: str = DEFAULT_THREEDS
     threeds_url: str = ""
@@ -413,6 +424,8 @@ def _parse() -> OrderPaySettings:
             integer=True,
             minimum=1,
         ),
+        emulator_serve_without_debug=reader.boolean("EMULATOR_SERVE_WITHOUT_DEBUG", False),
+        emulator_control_secret=reader.string("EMULATOR_CONTROL_SECRET"),
         sync_concurrency=_bounded(
             reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
         ),
