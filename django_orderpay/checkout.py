@@ -176,7 +176,9 @@ class CardCheckoutForm(CardPaymentForm):
         elif self.allow_not_supported:
             # The shop opted in: the charge goes without authentication (the admin
             # shows it "not authenticated"); the log says why.
-            logger.info("a card is charged without 3-D Secure: its page said %s", AUTH_NOT_SUPPORTED)
+            logger.info(
+                "a card is charged without 3-D Secure: its page said %s", AUTH_NOT_SUPPORTED
+            )
         else:
             self.add_error(None, CREDIT_NOT_AUTHENTICATED)
 

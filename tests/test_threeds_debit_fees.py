@@ -113,9 +113,7 @@ def test_3ds_form_needs_an_authentication_and_not_supported_is_refused_by_defaul
     assert not missing.is_valid()
     assert "not authenticated by its bank" in str(missing.errors)
     # AUTH_NOT_SUPPORTED is the browser's word: a card tester types it for any card.
-    data = posted(
-        orderpay_emulator, CHALLENGED, authentication_status="AUTH_NOT_SUPPORTED"
-    )
+    data = posted(orderpay_emulator, CHALLENGED, authentication_status="AUTH_NOT_SUPPORTED")
     form = CardCheckoutForm(data, threeds=True, amount=500)
     assert form.allow_not_supported is False
     assert not form.is_valid()

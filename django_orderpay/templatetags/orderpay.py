@@ -236,9 +236,7 @@ def same_origin(context: template.Context, url: str, name: str) -> str:
     return url
 
 
-def _follow(
-    context: template.Context, poll_url: str, status: str, next_url: str
-) -> dict[str, str]:
+def _follow(context: template.Context, poll_url: str, status: str, next_url: str) -> dict[str, str]:
     return {
         "poll_url": same_origin(context, poll_url, "poll_url"),
         "status": status,

@@ -233,7 +233,10 @@ def test_over_real_http_links_use_the_host_and_mount(django_server):
 
 def test_over_real_http_a_reset_drops_the_connection(django_server):
     faults = f"{django_server}/emulator/_emulator/faults"
-    assert requests.post(faults, json={"kind": "reset"}, headers=CONTROL, timeout=10).status_code == 201
+    assert (
+        requests.post(faults, json={"kind": "reset"}, headers=CONTROL, timeout=10).status_code
+        == 201
+    )
 
     with pytest.raises(requests.exceptions.ConnectionError) as caught:
         requests.post(
@@ -241,7 +244,9 @@ def test_over_real_http_a_reset_drops_the_connection(django_server):
         )
 
     assert not isinstance(caught.value, requests.exceptions.Timeout)
-    listed = requests.get(f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10).json()
+    listed = requests.get(
+        f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10
+    ).json()
     assert listed["orders"] == []
 
 
@@ -264,7 +269,9 @@ def test_over_real_http_a_delay_past_the_timeout_is_a_read_timeout(django_server
         f"{django_server}/emulator/orders", json=order_payload(), headers=headers, timeout=10
     )
     assert retry.status_code == 201
-    listed = requests.get(f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10).json()
+    listed = requests.get(
+        f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10
+    ).json()
     assert listed["orders"] == [retry.json()["id"]]
 
 
