@@ -64,6 +64,20 @@ Keys (environment variable in brackets):
     card is refused and the shopper asked for another.
 ``THREEDS_URL``
     Override of the host of the checkout-SDK sessions (``sdk.pagseguro.com``).
+``CARD_TESTING_LIMITS`` (default True)
+    Refuse card attempts past the limits below before any call to the
+    provider (``django_orderpay.card_testing``; docs/security.md).
+``CARD_ATTEMPTS_WINDOW`` (seconds, default 3600)
+    How long the card attempts and declines are counted.
+``CARD_ATTEMPTS_PER_ORDER``, ``CARD_DECLINES_PER_ORDER`` (default 6, 3)
+``CARD_ATTEMPTS_PER_SHOPPER``, ``CARD_DECLINES_PER_SHOPPER`` (default 10, 5)
+``CARD_ATTEMPTS_PER_ADDRESS``, ``CARD_DECLINES_PER_ADDRESS`` (default 30, 10)
+    The limits within a window: cards sent, and cards declined, for one
+    purchase, one shopper (a user, else a session) and one client address
+    (0: no such limit).
+``TRUSTED_PROXIES`` (default 0)
+    How many proxies in front of the shop append to ``X-Forwarded-For``:
+    the client's address for the limits is then the one the nearest saw.
 """
 
 from __future__ import annotations
@@ -94,6 +108,8 @@ DEFAULT_NOTIFICATION_MAX_BODY: Final = rules.MAX_BODY_SIZE
 #: ``orderpay_sync``'s fetches at once: the provider's latency overlaps, the API is not flooded.
 DEFAULT_SYNC_CONCURRENCY: Final = 8
 MAX_SYNC_CONCURRENCY: Final = 64
+#: More proxies than this in front of a shop is a misreading of the setting.
+MAX_TRUSTED_PROXIES: Final = 10
 #: Orders the mounted emulator remembers (its own default, repeated: conf imports no emulator).
 DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 #: The emulator serves the SDK script at this path under its root.
@@ -102,6 +118,16 @@ EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
 THREEDS_MODES: Final = ("never", "always", "after_decline")
 #: Safe by default: every credit card is authenticated unless the shop says otherwise.
 DEFAULT_THREEDS: Final = "always"
+#: The card-testing limits' defaults: (setting, default). Why these numbers: docs/security.md.
+CARD_LIMIT_DEFAULTS: Final = {
+    "CARD_ATTEMPTS_WINDOW": 3600,
+    "CARD_ATTEMPTS_PER_ORDER": 6,
+    "CARD_DECLINES_PER_ORDER": 3,
+    "CARD_ATTEMPTS_PER_SHOPPER": 10,
+    "CARD_DECLINES_PER_SHOPPER": 5,
+    "CARD_ATTEMPTS_PER_ADDRESS": 30,
+    "CARD_DECLINES_PER_ADDRESS": 10,
+}
 
 
 @dataclass(frozen=True)
@@ -154,6 +180,15 @@ KNOWN_KEYS: Final = frozenset(
         "THREEDS",
         "THREEDS_URL",
         "THREEDS_ALLOW_NOT_SUPPORTED",
+        "CARD_TESTING_LIMITS",
+        "CARD_ATTEMPTS_WINDOW",
+        "CARD_ATTEMPTS_PER_ORDER",
+        "CARD_DECLINES_PER_ORDER",
+        "CARD_ATTEMPTS_PER_SHOPPER",
+        "CARD_DECLINES_PER_SHOPPER",
+        "CARD_ATTEMPTS_PER_ADDRESS",
+        "CARD_DECLINES_PER_ADDRESS",
+        "TRUSTED_PROXIES",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -186,6 +221,10 @@ class OrderPaySettings:
     threeds: str = DEFAULT_THREEDS
     threeds_url: str = ""
     threeds_allow_not_supported: bool = False
+    card_testing_limits: bool = True
+    #: ``CARD_LIMIT_DEFAULTS``' keys in lower case -> their values.
+    card_limits: Mapping[str, int] = field(default_factory=lambda: _card_limit_defaults())
+    trusted_proxies: int = 0
 
     @property
     def threeds_env(self) -> str:
@@ -432,7 +471,27 @@ def _parse() -> OrderPaySettings:
         threeds=_threeds_mode(reader),
         threeds_url=reader.url("THREEDS_URL", hosts.threeds_url),
         threeds_allow_not_supported=reader.boolean("THREEDS_ALLOW_NOT_SUPPORTED", False),
+        card_testing_limits=reader.boolean("CARD_TESTING_LIMITS", True),
+        card_limits={
+            # A window of 0 seconds would count nothing; a limit of 0 is "no such limit".
+            key.lower(): int(
+                _number(reader, key, default, integer=True, minimum=int(key.endswith("WINDOW")))
+            )
+            for key, default in CARD_LIMIT_DEFAULTS.items()
+        },
+        trusted_proxies=_bounded_from_zero(reader, "TRUSTED_PROXIES", 0, MAX_TRUSTED_PROXIES),
     )
+
+
+def _card_limit_defaults() -> dict[str, int]:
+    return {key.lower(): value for key, value in CARD_LIMIT_DEFAULTS.items()}
+
+
+def _bounded_from_zero(reader: _Reader, key: str, default: int, maximum: int) -> int:
+    value = int(_number(reader, key, default, integer=True, minimum=0))
+    if value > maximum:
+        raise ConfigurationError(f"{_where(key)} must be a whole number from 0 to {maximum}.")
+    return value
 
 
 def _threeds_mode(reader: _Reader) -> str:

@@ -212,6 +212,32 @@ class CardTokenNotOwned(OrderPayError, PermissionDenied):
     """
 
 
+class TooManyCardAttempts(OrderPayError):
+    """A card attempt refused by the card-testing limits; nothing was sent.
+
+    ``scope`` is what was counted (``order``: the purchase, ``shopper``,
+    ``address``), ``kind`` what (``attempts`` or ``declines``), ``limit``
+    the limit reached and ``retry_after`` the window in seconds (at most that
+    long until the counters start again).
+    ``django_orderpay.shopper_messages.refusal_message`` says it to a shopper.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        scope: str = "",
+        kind: str = "",
+        limit: int = 0,
+        retry_after: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.kind = kind
+        self.limit = limit
+        self.retry_after = retry_after
+
+
 class UnsafeURL(OrderPayError, SuspiciousOperation):
     """A URL handed to a template tag (for a script to fetch or go to) is not this site's.
 

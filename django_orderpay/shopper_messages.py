@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .exceptions import ErrorMessage, ProviderError, ProviderUnavailable
+from .exceptions import ErrorMessage, ProviderError, ProviderUnavailable, TooManyCardAttempts
 
 #: Decline codes after which the same card may be tried again: PagBank's
 #: anti-fraud (10000), an unexpected decline (10002), and the issuer's
@@ -45,6 +45,9 @@ REFUSALS: tuple[tuple[tuple[str, ...], Promise], ...] = (
     (("shipping", "address"), _("Check the delivery address.")),
 )
 GENERIC_REFUSAL = _("The payment could not be processed. Try again, or pay another way.")
+#: The card-testing limits refused the attempt (``TooManyCardAttempts``).
+TOO_MANY_CARD_ATTEMPTS = _("For your security, paying by card is paused after too many attempts.")
+TOO_MANY_CARD_ATTEMPTS_HINT = _("Please try again later, or choose another way to pay.")
 BUSY = _("The payment service is busy right now. Try again in a moment.")
 
 
@@ -54,9 +57,11 @@ class ShopperMessage:
 
     text: str
     may_retry: bool = False
+    #: What to do, when neither "try again" nor "another card" is it.
+    hint: str | None = None
 
     def __str__(self) -> str:
-        hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
+        hint = self.hint or (RETRY_HINT if self.may_retry else OTHER_CARD_HINT)
         return f"{self.text} {hint}"
 
 
@@ -68,6 +73,8 @@ def decline_message(code: str | None) -> ShopperMessage:
 
 def refusal_message(error: Any) -> ShopperMessage:
     """What to say when a payment request raised ``error`` (one of the package's own)."""
+    if isinstance(error, TooManyCardAttempts):
+        return ShopperMessage(str(TOO_MANY_CARD_ATTEMPTS), hint=str(TOO_MANY_CARD_ATTEMPTS_HINT))
     if isinstance(error, ProviderUnavailable):  # rate limits and outages included
         return ShopperMessage(str(BUSY), may_retry=True)
     if isinstance(error, ProviderError):

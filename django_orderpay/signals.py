@@ -24,6 +24,13 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   ``Charge``. Sent after ``charge_paid`` when the purchase was paid already
   (a deeplink, Pix or boleto left open and paid after a card): refund one of
   them (``services.cancel_charge``), as the example shop does.
+- ``card_attempts_refused``: ``refusal`` (the
+  :class:`~django_orderpay.models.CardAttemptRefusal` row), ``shopper``
+  (:class:`~django_orderpay.card_testing.Shopper`), ``scope`` (``order``,
+  ``shopper``, ``address``), ``kind`` (``attempts``, ``declines``), ``limit``,
+  ``count``; sender ``CardAttemptRefusal``. Sent at once (no transaction is
+  involved), for each card attempt the card-testing limits refuse: alert
+  staff, block the address, ask for a CAPTCHA.
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -39,7 +46,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .duplicates import other_payments, other_payments_among
-from .models import CardToken, Charge, ChargeStatus, Order
+from .models import CardAttemptRefusal, CardToken, Charge, ChargeStatus, Order
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,7 @@ charge_refunded = Signal()
 card_stored = Signal()
 order_expired = Signal()
 payment_duplicated = Signal()
+card_attempts_refused = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
     ChargeStatus.PAID: charge_paid,
@@ -149,3 +157,8 @@ def announce_order_expired(order: Order, source: str) -> None:
 def announce_card_stored(card_token: CardToken) -> None:
     """Send ``card_stored`` for a new token once the transaction commits."""
     transaction.on_commit(partial(_send, card_stored, CardToken, card_token=card_token))
+
+
+def announce_card_attempts_refused(**kwargs: object) -> None:
+    """Send ``card_attempts_refused`` now: a refusal writes nothing a rollback could undo."""
+    _send(card_attempts_refused, CardAttemptRefusal, **kwargs)

@@ -1,4 +1,5 @@
-"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries.
+"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries,
+and the card attempts the card-testing limits refused.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -8,6 +9,7 @@ the actions change it through :mod:`django_orderpay.services`.
 from __future__ import annotations
 
 from .._deprecation import deprecated_getattr
+from .card_testing import CardAttemptRefusalAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .deliveries import NotificationDeliveryAdmin
@@ -16,6 +18,7 @@ from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
 from .splits import SplitAdmin
 
 __all__ = [
+    "CardAttemptRefusalAdmin",
     "CardTokenAdmin",
     "ChargeAdmin",
     "ChargeInline",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django_orderpay._deprecation import deprecated_getattr
 
+from .card_testing import CardAttemptRefusal, LimitKind, LimitScope
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
@@ -30,6 +31,7 @@ __all__ = [
     "OPEN_OPERATION_STATES",
     "PROVIDER_TIMEZONE",
     "AppendOnlyError",
+    "CardAttemptRefusal",
     "CardToken",
     "ChangeSource",
     "Charge",
@@ -37,6 +39,8 @@ __all__ = [
     "ChargeStatusChange",
     "DeepLink",
     "DeliveryOutcome",
+    "LimitKind",
+    "LimitScope",
     "NotificationDelivery",
     "Operation",
     "OperationKind",

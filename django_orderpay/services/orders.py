@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from django.db import models
 
-from django_orderpay import payloads
+from django_orderpay import card_testing, payloads
+from django_orderpay.card_testing import Shopper
 from django_orderpay.client import OrderPayClient
 from django_orderpay.models import ChangeSource, OperationKind, Order
 from django_orderpay.sync import requested_total, sync_order
@@ -35,6 +36,7 @@ def create_order(
     *,
     user: Any = None,
     shop_object: models.Model | None = None,
+    shopper: Shopper | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
 ) -> Order:
@@ -77,7 +79,14 @@ def create_order(
         user=owner,
         shop_object=shop_object,
     )
-    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    attempt = None
+    if card_testing.sends_a_card(body):
+        purchase = card_testing.purchase_of_request(body, shop_object)
+        attempt = card_testing.begin(shopper or Shopper.of_user(owner), purchase)
+    created = cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    if attempt is not None:
+        attempt.declined(card_testing.declined_in(created))
+    return created
 
 
 def pay_order(
@@ -85,6 +94,7 @@ def pay_order(
     charges: Sequence[payloads.ChargeRequest | Mapping[str, Any]],
     *,
     user: Any = None,
+    shopper: Shopper | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
 ) -> Order:
@@ -94,21 +104,32 @@ def pay_order(
     before anything is sent. A stored card (``card.id``) must belong to the
     payer: ``user``, else the order's own user. The call runs as an
     operation scoped by the order: paying again after a decline is a new
-    operation, while a repeat of an unanswered call is not.
+    operation, while a repeat of an unanswered call is not. A card charge
+    counts against the card-testing limits first, for ``shopper`` (None:
+    the payer alone) and the order's purchase: ``TooManyCardAttempts``, with
+    nothing sent, past them.
     """
     check_mirror(order, Order, "order")
     payer = check_user(user) if user is not None else order.user
     body = pay_body(charges)
     check_card_owners(body, payer)
+    before = list(order.charges.values_list("provider_id", flat=True))
     intent = operations.Intent(
         kind=OperationKind.PAY,
         scope=operations.scope(OperationKind.PAY, order.provider_id),
         target=order.provider_id,
         body=body,
         order=order,
-        basis={"charges": list(order.charges.values_list("provider_id", flat=True))},
+        basis={"charges": before},
     )
-    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    attempt = None
+    if card_testing.sends_a_card(body):
+        purchase = card_testing.purchase_of_order(order)
+        attempt = card_testing.begin(shopper or Shopper.of_user(payer), purchase)
+    paid = cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    if attempt is not None:
+        attempt.declined(card_testing.declined_in(paid, before))
+    return paid
 
 
 def refresh_order(

@@ -214,7 +214,9 @@ class OrderPayEmulator:
 
 
 def _clear_caches() -> None:
-    """Forget the cached public key, installment plans and this thread's HTTP client."""
+    """Forget the cached public key, installment plans, this thread's HTTP client and the
+    rate limits' counters (a suite declining cards test after test is no card tester)."""
+    from django_orderpay import throttling
     from django_orderpay.client import reset_client
     from django_orderpay.services.fees import clear_installment_plans_cache
     from django_orderpay.services.keys import clear_public_key_cache
@@ -222,6 +224,7 @@ def _clear_caches() -> None:
     clear_public_key_cache()
     clear_installment_plans_cache()
     reset_client()
+    throttling.reset()
 
 
 @pytest.fixture(scope="session")
