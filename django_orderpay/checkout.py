@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from django import forms
 from django.core import signing
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import payloads, rules, services
@@ -50,6 +51,10 @@ CREDIT_NOT_AUTHENTICATED = _(
 AUTH_NOT_SUPPORTED = "AUTH_NOT_SUPPORTED"
 #: Salt of the signed plans parameters the page carries (amount and limits).
 PLANS_SALT = "django_orderpay.installment_plans"
+#: How long a page's plans token is good for (seconds): a checkout left open
+#: longer still pays (the form prices the plan itself), its choices just stay
+#: unlabelled until it is reloaded.
+PLANS_TOKEN_MAX_AGE = 60 * 60
 
 #: A refused authentication is said above the card (its id is in a hidden field).
 CHECKOUT_FORM_FIELDS = {
@@ -88,14 +93,37 @@ def plan_label(plan: InstallmentPlan) -> str:
     )
 
 
-def sign_plans(amount: int, max_installments: int, no_interest: int) -> str:
-    """What the page carries to ask for plans: the amount and limits, signed (not editable)."""
-    return signing.dumps([amount, max_installments, no_interest], salt=PLANS_SALT)
+def session_binding(request: Any, *, create: bool = False) -> str:
+    """What ties a plans token to the visitor's session: a digest of its key ("" without one).
+
+    ``create``: give a visitor without a session one (the page that carries the
+    token), so the token is good only with the cookie it was rendered for.
+    """
+    session = getattr(request, "session", None)
+    if session is None:
+        return ""
+    if session.session_key is None and create:
+        session.save()  # a new key, sent as the session cookie with this page
+    key = session.session_key
+    return salted_hmac(PLANS_SALT, key).hexdigest()[:24] if key else ""
 
 
-def unsign_plans(token: str) -> tuple[int, int, int]:
-    """The signed amount and limits (``signing.BadSignature`` when tampered with)."""
-    amount, max_installments, no_interest = signing.loads(token, salt=PLANS_SALT)
+def sign_plans(amount: int, max_installments: int, no_interest: int, session: str = "") -> str:
+    """What the page carries to ask for plans: the amount and limits, signed (not editable),
+    with its time and the session it was rendered for (:func:`session_binding`)."""
+    return signing.dumps([amount, max_installments, no_interest, session], salt=PLANS_SALT)
+
+
+def unsign_plans(
+    token: str, session: str = "", max_age: int = PLANS_TOKEN_MAX_AGE
+) -> tuple[int, int, int]:
+    """The signed amount and limits: ``signing.BadSignature`` when tampered with, older than
+    ``max_age`` seconds (``SignatureExpired``), or made for another session."""
+    amount, max_installments, no_interest, bound = signing.loads(
+        token, salt=PLANS_SALT, max_age=max_age
+    )
+    if not constant_time_compare(str(bound), session):
+        raise signing.BadSignature("the plans token was made for another session")
     return int(amount), int(max_installments), int(no_interest)
 
 
@@ -150,11 +178,14 @@ class CardCheckoutForm(CardPaymentForm):
             field = cast(forms.ChoiceField, self.fields["installments"])
             field.choices = [(n, f"{n}x") for n in range(1, self.max_installments + 1)]
 
-    @property
-    def plans_token(self) -> str:
-        """The signed parameters ``checkout.js`` sends to the plans view."""
+    def plans_token(self, request: Any = None) -> str:
+        """The signed parameters ``checkout.js`` sends to the plans view, for ``request``'s
+        session (one is made if it has none)."""
         return sign_plans(
-            self.amount or 0, self.max_installments, self.max_installments_no_interest
+            self.amount or 0,
+            self.max_installments,
+            self.max_installments_no_interest,
+            session_binding(request, create=True),
         )
 
     def clean(self) -> dict[str, Any]:

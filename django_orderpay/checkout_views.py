@@ -5,31 +5,71 @@
 page was rendered with (signed: a shopper cannot ask for another amount).
 ``checkout.js`` calls it once the first six digits are typed and relabels the
 installment choices; the form asks again (from the cache) when it is posted.
+
+Anyone can call it, so it is bounded: the token expires
+(``checkout.PLANS_TOKEN_MAX_AGE``) and is good only with the session it was
+rendered for; each client address and session may ask
+:data:`PLANS_PER_CLIENT` times per :data:`PLANS_WINDOW` (then 429, with
+``Retry-After``); and the provider's answer for an amount and BIN is cached
+(``services.installment_plans``, 15 minutes, refusals too). Without that, one
+token copied from a pay page made a provider call per request: an open proxy
+to ``/charges/fees/calculate`` and a free BIN lookup.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Final
 
 from django.core import signing
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from django_orderpay import rules, services
-from django_orderpay.checkout import plan_choices, unsign_plans
+from django_orderpay import rules, services, throttling
+from django_orderpay.checkout import plan_choices, session_binding, unsign_plans
+from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 
 logger = logging.getLogger("django_orderpay.checkout")
 
+#: Requests a client address (and a session) may make per window. A shopper's
+#: page asks once per card number typed: this leaves room for many corrections.
+PLANS_PER_CLIENT: Final = 30
+#: The window, in seconds.
+PLANS_WINDOW: Final = 10 * 60
+
+
+def _throttled(request: HttpRequest) -> bool:
+    """Count this request for its address and session: whether one is past the limit."""
+    address = throttling.client_address(request.META, get_settings(strict=False).trusted_proxies)
+    session = session_binding(request)
+    counted = [("address", address), ("session", session)]
+    over = False
+    for kind, who in counted:
+        if who:
+            hits = throttling.hit(throttling.key("plans", kind, who), PLANS_WINDOW)
+            over = over or hits > PLANS_PER_CLIENT
+    return over
+
 
 @require_GET
 def installment_plans_view(request: HttpRequest) -> JsonResponse:
+    if _throttled(request):
+        answer = JsonResponse(
+            {"error": _("Too many requests: try again in a few minutes.")}, status=429
+        )
+        answer["Retry-After"] = str(PLANS_WINDOW)
+        return answer
     card_bin = request.GET.get("bin", "")
     if not rules.is_digits(card_bin, (6,)):
         return JsonResponse({"error": _("bin: the card's first six digits")}, status=400)
     try:
-        amount, max_installments, no_interest = unsign_plans(request.GET.get("plans", ""))
+        amount, max_installments, no_interest = unsign_plans(
+            request.GET.get("plans", ""), session_binding(request)
+        )
+    except signing.SignatureExpired:
+        return JsonResponse({"error": _("plans: expired, reload the page")}, status=400)
     except (signing.BadSignature, ValueError, TypeError):
         return JsonResponse({"error": _("plans: not a parameter this shop made")}, status=400)
     try:

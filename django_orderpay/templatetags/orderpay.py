@@ -164,8 +164,9 @@ class _Input:
         )
 
 
-@register.inclusion_tag("django_orderpay/card_form.html")
+@register.inclusion_tag("django_orderpay/card_form.html", takes_context=True)
 def orderpay_card_form(
+    context: template.Context,
     form: forms.Form | None = None,
     prefix: str = "orderpay-card",
     order: Order | None = None,
@@ -206,7 +207,7 @@ def orderpay_card_form(
             if _runs_threeds(form)
             else ""
         ),
-        "plans": _plans_attributes(form),
+        "plans": _plans_attributes(form, context.get("request")),
     }
 
 
@@ -214,10 +215,12 @@ def _runs_threeds(form: forms.Form | None) -> bool:
     return bool(getattr(form, "threeds", False))
 
 
-def _plans_attributes(form: forms.Form | None) -> dict[str, str] | None:
+def _plans_attributes(form: forms.Form | None, request: Any) -> dict[str, str] | None:
     if not getattr(form, "fee_plans", False):
         return None
-    return {"url": reverse("orderpay:installment_plans"), "token": form.plans_token}  # type: ignore[union-attr]
+    # The token is good for this visitor's session only (one is made if need be).
+    token = form.plans_token(request)  # type: ignore[union-attr]
+    return {"url": reverse("orderpay:installment_plans"), "token": token}
 
 
 def same_origin(context: template.Context, url: str, name: str) -> str:
