@@ -34,8 +34,14 @@ def capture_charge(
     passed (``ProviderError`` with code ``40006``).
     """
     check_mirror(charge, Charge, "charge")
+    intent = capture_intent(charge, amount)
+    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
+
+
+def capture_intent(charge: Charge, amount: int | None = None) -> operations.Intent:
+    """The operation :func:`capture_charge` records: its scope, body and basis."""
     value = charge.amount_value if amount is None else check_amount(amount)
-    intent = operations.Intent(
+    return operations.Intent(
         kind=OperationKind.CAPTURE,
         scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value),
         target=charge.provider_id,
@@ -45,7 +51,6 @@ def capture_charge(
         charge=charge,
         basis={"status": charge.status, "paid": charge.amount_paid},
     )
-    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def cancel_charge(
