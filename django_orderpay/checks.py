@@ -24,6 +24,11 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W005`` (warning): a database has ``ATOMIC_REQUESTS``: a service called
   from a view records its operation inside the request's transaction, so the record
   is not committed before the provider is called.
+- ``orderpay.W006`` (warning): the ``default`` cache is Django's ``DummyCache``, so the
+  card-testing limits and the other rate limits count nothing.
+- ``orderpay.I002`` (info, ``check --deploy`` only): the ``default`` cache is one
+  process's memory (``LocMemCache``): with several processes or servers the limits
+  count per process (docs/security.md, "The cache").
 """
 
 from __future__ import annotations
@@ -32,12 +37,15 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Info, Warning, register
+from django.core.checks import CheckMessage, Error, Info, Tags, Warning, register
 
 from django_orderpay.conf import KNOWN_KEYS, env_var, get_settings, unknown_keys
 from django_orderpay.exceptions import ConfigurationError
 
 TAG = "orderpay"
+#: The cache backends the rate limits can't share between processes, or can't count in.
+LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+DUMMY_CACHE = "django.core.cache.backends.dummy.DummyCache"
 #: Django's tasks framework: in Django itself from 6.0, else the django-tasks backport.
 TASKS_MODULES = ("django.tasks", "django_tasks")
 
@@ -210,3 +218,44 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
             )
         )
     return messages
+
+
+def _default_cache_backend() -> str:
+    return str((getattr(settings, "CACHES", None) or {}).get("default", {}).get("BACKEND", ""))
+
+
+@register(TAG)
+def check_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """The rate limits count in the ``default`` cache: one that counts nothing is a hole."""
+    try:
+        limits = get_settings(strict=False).card_testing_limits
+    except ConfigurationError:
+        return []  # check_settings reports it
+    if _default_cache_backend() == DUMMY_CACHE and limits:
+        return [
+            Warning(
+                "CACHES['default'] is DummyCache: the card-testing limits, the installment "
+                "plans' throttle and the budget of unverified notifications count nothing.",
+                hint="Use a real cache (Redis or Memcached when several processes serve the "
+                "shop), or set ORDERPAY['CARD_TESTING_LIMITS'] to False knowingly.",
+                id="orderpay.W006",
+            )
+        ]
+    return []
+
+
+@register(TAG, Tags.security, deploy=True)
+def check_cache_is_shared(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """``check --deploy``: a per-process cache makes every limit per process."""
+    backend = _default_cache_backend() or LOCAL_CACHE  # Django's default when unset
+    if backend != LOCAL_CACHE:
+        return []
+    return [
+        Info(
+            "CACHES['default'] is LocMemCache, one process's memory: with several processes "
+            "or servers, each counts card attempts and throttles on its own, and the limits "
+            "multiply by their number.",
+            hint="Point CACHES['default'] at a cache every process shares (Redis, Memcached).",
+            id="orderpay.I002",
+        )
+    ]
