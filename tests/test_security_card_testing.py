@@ -310,3 +310,10 @@ def test_staff_see_the_refusals_in_the_admin_read_only(admin_client, products, s
         {"refusals": 0},
     )
     assert forged.status_code == 403
+
+
+def test_a_brazilian_shopper_is_told_in_portuguese(products, shop):
+    attacker = Client(REMOTE_ADDR=ATTACKER, HTTP_ACCEPT_LANGUAGE="pt-br")
+    reference = new_purchase(attacker, products)
+    answers = [post_card(attacker, reference, DECLINED) for _ in range(4)]
+    assert "o pagamento com cartão está suspenso" in said(answers[-1])
