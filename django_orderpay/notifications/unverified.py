@@ -9,8 +9,10 @@ merchant's rate limit at the provider. So, for unverified posts only:
   :data:`NOT_FOUND_KEPT` seconds: asked again, it is ``ignored`` (200) with no
   fetch;
 - an order (or a charge, for a body naming only charges) is fetched at most
-  once per :data:`FETCH_INTERVAL` seconds: another post meanwhile is refused
-  with 429, and the provider, which retries any non-2xx, sends it again later;
+  :data:`FETCHES_PER_ORDER` times per :data:`FETCH_INTERVAL` seconds (a real
+  order's creation, payment and capture may be notified within a minute):
+  another post meanwhile is refused with 429, and the provider, which
+  retries any non-2xx, sends it again later;
 - at most :data:`FETCHES_PER_MINUTE` fetches in all, per minute (another 429).
 
 A verified notification is not counted and never refused here. The counters
@@ -26,7 +28,8 @@ from django_orderpay import throttling
 
 from .verification import Rejected
 
-#: Seconds between two fetches of one order for unverified posts.
+#: Fetches of one order for unverified posts, per interval (seconds).
+FETCHES_PER_ORDER: Final = 3
 FETCH_INTERVAL: Final = 60
 #: Fetches for unverified posts, in all, per minute.
 FETCHES_PER_MINUTE: Final = 60
@@ -50,12 +53,13 @@ def refusal(subject: str) -> Rejected | None:
             outcome="ignored",
         )
     retry = f"retry after {FETCH_INTERVAL} seconds, or send x-authenticity-token"
-    if not throttling.remember(throttling.key("notification-fetch", subject), 1, FETCH_INTERVAL):
+    fetches = throttling.hit(throttling.key("notification-fetch", subject), FETCH_INTERVAL)
+    if fetches > FETCHES_PER_ORDER:
         return Rejected(
             429,
             "fetched_recently",
-            f"an unverified notification of {subject} was fetched less than "
-            f"{FETCH_INTERVAL} seconds ago: {retry}",
+            f"{subject} was fetched {FETCHES_PER_ORDER} times for unverified notifications "
+            f"in the last {FETCH_INTERVAL} seconds: {retry}",
         )
     if throttling.hit(throttling.key("notification-fetches"), 60) > FETCHES_PER_MINUTE:
         return Rejected(
