@@ -168,9 +168,7 @@ class ConfirmedAction:
             # Named as the confirmation page named it, before acting changes it.
             label = str(step.obj)
             key = self.idempotency_key(cleaned_data["confirmation"], step.obj)
-            same_page = (
-                self.changes_state and Operation.objects.filter(idempotency_key=key).exists()
-            )
+            same_page = self._confirmed_before(key)
             earlier = None if same_page else self._continued(step.obj, cleaned_data, key)
             try:
                 outcome = self.perform(step.obj, cleaned_data, key)
