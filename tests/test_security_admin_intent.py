@@ -33,8 +33,27 @@ def refund_page(client, charge):
     return {**confirmation_fields(page), "amount": "3,00"}
 
 
-def confirm(client, charge, fields):
+def confirm(client, fields, charge):
     return post_action(client, "charge", "refund_charges_partially", [charge], confirm=fields)
+
+
+def at_once(provider, charge, first: tuple, second: tuple) -> tuple:
+    """Confirm ``first`` (client, fields), and ``second`` while the first's refund is
+    recorded and on its way (the provider answers after a second): both answers."""
+    provider.control("POST", "latency", {"seconds": 1.0})
+    answers: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: answers.update(first=confirm(*first, charge=charge)))
+    thread.start()
+    try:
+        for _ in range(100):
+            if Operation.objects.filter(charge=charge, state="sending").exists():
+                break
+            threading.Event().wait(0.02)
+        answers["second"] = confirm(*second, charge=charge)
+    finally:
+        thread.join(timeout=30)
+        provider.control("POST", "latency", {"seconds": 0})
+    return answers["first"], answers["second"]
 
 
 def test_two_staff_at_the_same_moment_make_two_refunds(orderpay_emulator):
@@ -42,19 +61,13 @@ def test_two_staff_at_the_same_moment_make_two_refunds(orderpay_emulator):
     ana = client_for(make_user("ana", superuser=True))
     bia = client_for(make_user("bia", superuser=True))
     ana_page, bia_page = refund_page(ana, charge), refund_page(bia, charge)
-    orderpay_emulator.control("POST", "latency", {"seconds": 1.0})
-
-    answers: dict[str, object] = {}
-    first = threading.Thread(target=lambda: answers.update(ana=confirm(ana, charge, ana_page)))
-    first.start()
-    # Ana's refund is recorded and on its way when Bia confirms hers.
-    for _ in range(100):
-        if Operation.objects.filter(charge=charge, state="sending").exists():
-            break
-        threading.Event().wait(0.02)
-    answers["bia"] = confirm(bia, charge, bia_page)
-    first.join(timeout=30)
-    orderpay_emulator.control("POST", "latency", {"seconds": 0})
+    answers = dict(
+        zip(
+            ("ana", "bia"),
+            at_once(orderpay_emulator, charge, (ana, ana_page), (bia, bia_page)),
+            strict=True,
+        )
+    )
 
     assert at_provider(charge)["amount"]["summary"]["refunded"] == 600  # two refunds
     assert Operation.objects.filter(charge=charge, kind="cancel").count() == 2
@@ -68,17 +81,8 @@ def test_one_page_confirmed_twice_at_once_refunds_once_and_says_so(orderpay_emul
     charge = paid_charge(1000)
     ana = client_for(make_user("ana", superuser=True))
     page = refund_page(ana, charge)
-    orderpay_emulator.control("POST", "latency", {"seconds": 1.0})
-    answers: dict[str, object] = {}
-    first = threading.Thread(target=lambda: answers.update(first=confirm(ana, charge, page)))
-    first.start()
-    for _ in range(100):
-        if Operation.objects.filter(charge=charge, state="sending").exists():
-            break
-        threading.Event().wait(0.02)
-    answers["second"] = confirm(ana, charge, page)  # the double click
-    first.join(timeout=30)
-    orderpay_emulator.control("POST", "latency", {"seconds": 0})
+    first, second = at_once(orderpay_emulator, charge, (ana, page), (ana, page))  # a double click
+    answers = {"first": first, "second": second}
 
     assert at_provider(charge)["amount"]["summary"]["refunded"] == 300
     assert Operation.objects.filter(charge=charge, kind="cancel").count() == 1
