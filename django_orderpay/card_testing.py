@@ -22,6 +22,12 @@ or ask for a CAPTCHA. A shopper who mistyped once is far inside every limit.
 The counters live in Django's cache (:mod:`django_orderpay.throttling`): a
 cache shared by every process (Redis, Memcached) when the shop runs more
 than one. ``CARD_TESTING_LIMITS = False`` turns the whole module off.
+
+Before the limits, a CAPTCHA: with ``CARD_CAPTCHA_AFTER_DECLINES`` set, once
+a shopper or their address has had that many cards declined, the package's
+card forms add a CAPTCHA field (:func:`captcha_field`: django-simple-captcha's
+by default, the ``captcha`` extra, or any package's set in
+``CARD_CAPTCHA_FIELD``), so a bot is stopped where a person can go on.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django import forms
 from django.db.models import F
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.module_loading import import_string
 
 from django_orderpay import throttling
 from django_orderpay.conf import OrderPaySettings, get_settings
@@ -44,6 +52,8 @@ __all__ = [
     "Attempt",
     "Shopper",
     "begin",
+    "captcha_field",
+    "captcha_required",
     "check",
     "declined_in",
     "purchase_of_order",
@@ -133,7 +143,12 @@ class _Limit:
 
     @property
     def key(self) -> str:
-        return throttling.key("card", self.kind, self.scope, self.counted)
+        return _counter(self.kind, self.scope, self.counted)
+
+
+def _counter(kind: str, scope: str, counted: str) -> str:
+    """The cache key of one counter: cards ``kind`` (attempts, declines) per ``scope``."""
+    return throttling.key("card", kind, scope, counted)
 
 
 @dataclass(frozen=True)
@@ -183,6 +198,24 @@ def check(shopper: Shopper, purchase: str = "") -> None:
     for limit in limits:
         if counts[limit.key] >= limit.limit:
             _refuse(limit, counts[limit.key], shopper, purchase, conf)
+
+
+def captcha_required(shopper: Shopper) -> bool:
+    """Whether the shopper's card form must ask for a CAPTCHA: they (or their address)
+    have had ``CARD_CAPTCHA_AFTER_DECLINES`` cards declined in the window."""
+    conf = get_settings(strict=False)
+    after = conf.card_captcha_after_declines
+    if not conf.card_testing_limits or after <= 0:
+        return False
+    who = {LimitScope.SHOPPER: shopper.identity, LimitScope.ADDRESS: shopper.address}
+    counted = [_counter(LimitKind.DECLINES, scope, what) for scope, what in who.items() if what]
+    return any(count >= after for count in throttling.count_many(counted).values())
+
+
+def captcha_field() -> forms.Field:
+    """A new CAPTCHA form field of ``CARD_CAPTCHA_FIELD``'s class."""
+    field: forms.Field = import_string(get_settings(strict=False).card_captcha_field)()
+    return field
 
 
 def begin(shopper: Shopper | None, purchase: str = "") -> Attempt | None:

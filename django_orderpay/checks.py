@@ -24,6 +24,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W005`` (warning): a database has ``ATOMIC_REQUESTS``: a service called
   from a view records its operation inside the request's transaction, so the record
   is not committed before the provider is called.
+- ``orderpay.E007`` (error): ``CARD_CAPTCHA_AFTER_DECLINES`` is set but the
+  ``CARD_CAPTCHA_FIELD`` class can't be imported (install the ``captcha`` extra).
 - ``orderpay.W006`` (warning): the ``default`` cache is Django's ``DummyCache``, so the
   card-testing limits and the other rate limits count nothing.
 - ``orderpay.I002`` (info, ``check --deploy`` only): the ``default`` cache is one
@@ -209,6 +211,17 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                     id="orderpay.E006",
                 )
             )
+    if conf.card_captcha_after_declines and not _importable(conf.card_captcha_field):
+        messages.append(
+            Error(
+                f"CARD_CAPTCHA_AFTER_DECLINES is set but CARD_CAPTCHA_FIELD "
+                f"{conf.card_captcha_field!r} can't be imported: the card forms could not "
+                "ask for a CAPTCHA.",
+                hint="pip install 'django-orderpay[captcha]' and add 'captcha' to "
+                "INSTALLED_APPS (and its URLs), or name another package's form field.",
+                id="orderpay.E007",
+            )
+        )
     for key in unknown_keys():
         messages.append(
             Warning(
@@ -218,6 +231,16 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
             )
         )
     return messages
+
+
+def _importable(dotted_path: str) -> bool:
+    from django.utils.module_loading import import_string
+
+    try:
+        import_string(dotted_path)
+    except ImportError:
+        return False
+    return True
 
 
 def _default_cache_backend() -> str:

@@ -75,6 +75,12 @@ Keys (environment variable in brackets):
     The limits within a window: cards sent, and cards declined, for one
     purchase, one shopper (a user, else a session) and one client address
     (0: no such limit).
+``CARD_CAPTCHA_AFTER_DECLINES`` (default 0: never)
+    Once a shopper (or their address) has had this many cards declined in
+    the window, the card forms ask for a CAPTCHA too.
+``CARD_CAPTCHA_FIELD`` (default ``captcha.fields.CaptchaField``)
+    The form field class that asks it: django-simple-captcha's (the
+    ``captcha`` extra), or any CAPTCHA package's field (Turnstile, hCaptcha).
 ``TRUSTED_PROXIES`` (default 0)
     How many proxies in front of the shop append to ``X-Forwarded-For``:
     the client's address for the limits is then the one the nearest saw.
@@ -108,6 +114,8 @@ DEFAULT_NOTIFICATION_MAX_BODY: Final = rules.MAX_BODY_SIZE
 #: ``orderpay_sync``'s fetches at once: the provider's latency overlaps, the API is not flooded.
 DEFAULT_SYNC_CONCURRENCY: Final = 8
 MAX_SYNC_CONCURRENCY: Final = 64
+#: The CAPTCHA field the card forms add after the first declines (the ``captcha`` extra).
+DEFAULT_CAPTCHA_FIELD: Final = "captcha.fields.CaptchaField"
 #: More proxies than this in front of a shop is a misreading of the setting.
 MAX_TRUSTED_PROXIES: Final = 10
 #: Orders the mounted emulator remembers (its own default, repeated: conf imports no emulator).
@@ -189,6 +197,8 @@ KNOWN_KEYS: Final = frozenset(
         "CARD_ATTEMPTS_PER_ADDRESS",
         "CARD_DECLINES_PER_ADDRESS",
         "TRUSTED_PROXIES",
+        "CARD_CAPTCHA_AFTER_DECLINES",
+        "CARD_CAPTCHA_FIELD",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -225,6 +235,8 @@ class OrderPaySettings:
     #: ``CARD_LIMIT_DEFAULTS``' keys in lower case -> their values.
     card_limits: Mapping[str, int] = field(default_factory=lambda: _card_limit_defaults())
     trusted_proxies: int = 0
+    card_captcha_after_declines: int = 0
+    card_captcha_field: str = DEFAULT_CAPTCHA_FIELD
 
     @property
     def threeds_env(self) -> str:
@@ -480,6 +492,11 @@ def _parse() -> OrderPaySettings:
             for key, default in CARD_LIMIT_DEFAULTS.items()
         },
         trusted_proxies=_bounded_from_zero(reader, "TRUSTED_PROXIES", 0, MAX_TRUSTED_PROXIES),
+        card_captcha_after_declines=_number(
+            reader, "CARD_CAPTCHA_AFTER_DECLINES", 0, integer=True, minimum=0
+        ),
+        card_captcha_field=reader.string("CARD_CAPTCHA_FIELD", DEFAULT_CAPTCHA_FIELD)
+        or DEFAULT_CAPTCHA_FIELD,
     )
 
 

@@ -167,6 +167,21 @@ def _shopper(request: Any, user: Any) -> Shopper:
     return Shopper.from_request(request) if request is not None else Shopper.of_user(user)
 
 
+#: The field a card form asks for a CAPTCHA in, once the shopper's cards were declined.
+CAPTCHA_FIELD = "captcha"
+
+
+def _ask_for_captcha(form: forms.Form, shopper: Shopper) -> None:
+    """Add the CAPTCHA field when the shopper's declines call for it (``card_testing``)."""
+    if card_testing.captcha_required(shopper):
+        field = card_testing.captcha_field()
+        field.label = _("Security check")
+        field.error_messages["required"] = _(
+            "Some cards were declined: answer the security check to go on."
+        )
+        form.fields[CAPTCHA_FIELD] = field
+
+
 def _refuse_if_limited(form: forms.Form, shopper: Shopper) -> None:
     """The card-testing limits' early check: refused now, before the view makes an order."""
     try:
@@ -228,6 +243,7 @@ class CardPaymentForm(forms.Form):
         _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]
+        _ask_for_captcha(self, self.shopper)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -343,6 +359,7 @@ class SavedCardForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.user = user
         self.shopper = _shopper(request, user)
+        _ask_for_captcha(self, self.shopper)
         tokens = CardToken.objects.none()
         if user.is_authenticated:
             tokens = (

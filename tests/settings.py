@@ -34,7 +34,10 @@ INSTALLED_APPS = [
     "django_orderpay",
     "example_project.shop",  # the example shop, tested in test_example_shop and tests/browser
     "django_tasks_db",  # the queue of background notifications (test_notifications_workers)
+    "captcha",  # the card forms' CAPTCHA after declines (test_security_card_testing)
 ]
+#: django-simple-captcha accepts "PASSED" as every answer (a test can't read its image).
+CAPTCHA_TEST_MODE = True
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

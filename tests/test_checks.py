@@ -181,3 +181,12 @@ def test_a_per_process_cache_is_i002_under_check_deploy():
     with override_settings(CACHES=shared):
         found = [m.id for m in checks.run_checks(include_deployment_checks=True)]
     assert "orderpay.I002" not in found
+
+
+def test_a_captcha_field_that_cannot_be_imported_is_e007():
+    good = {"TOKEN": "tok", "ENVIRONMENT": "production", "NOTIFICATION_URL": "https://s.example/n"}
+    asked = {**good, "CARD_CAPTCHA_AFTER_DECLINES": 2}
+    assert ids(DEBUG=False, ORDERPAY=asked) == []  # django-simple-captcha is installed here
+    missing = {**asked, "CARD_CAPTCHA_FIELD": "no_such_package.fields.Captcha"}
+    assert ids(DEBUG=False, ORDERPAY=missing) == ["orderpay.E007"]
+    assert ids(DEBUG=False, ORDERPAY={**missing, "CARD_CAPTCHA_AFTER_DECLINES": 0}) == []

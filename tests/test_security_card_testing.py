@@ -317,3 +317,43 @@ def test_a_brazilian_shopper_is_told_in_portuguese(products, shop):
     reference = new_purchase(attacker, products)
     answers = [post_card(attacker, reference, DECLINED) for _ in range(4)]
     assert "o pagamento com cartão está suspenso" in said(answers[-1])
+
+
+def test_after_the_first_declines_the_card_form_asks_for_a_captcha(
+    products, shop, provider_calls, orderpay
+):
+    orderpay(CARD_CAPTCHA_AFTER_DECLINES=2)
+    shopper = Client(REMOTE_ADDR=SHOPPER)
+    reference = new_purchase(shopper, products)
+    pay_page = reverse("shop:pay", args=[reference])
+    assert 'name="captcha_1"' not in shopper.get(pay_page).content.decode()
+    post_card(shopper, reference, DECLINED)
+    post_card(shopper, reference, DECLINED)
+    assert 'name="captcha_1"' in shopper.get(pay_page).content.decode()
+    pays = len(card_calls(provider_calls))
+
+    # A bot that can't answer it sends nothing more to the provider...
+    unanswered = post_card(shopper, reference, DECLINED)
+    assert "answer the security check" in said(unanswered)
+    assert len(card_calls(provider_calls)) == pays
+    # ...a person answers it and pays.
+    answered = shopper.post(
+        reverse("shop:pay_card", args=[reference]),
+        {
+            "holder_name": "Jose da Silva",
+            "encrypted_card": encrypted(APPROVED),
+            "installments": "1",
+            "captcha_0": "any",
+            "captcha_1": "PASSED",  # django-simple-captcha's test mode
+        },
+    )
+    assert answered.status_code == 302
+    assert Charge.objects.filter(status="PAID").count() == 1
+
+
+def test_the_captcha_field_is_the_shops_choice(orderpay):
+    from django import forms
+
+    orderpay(CARD_CAPTCHA_FIELD="django.forms.CharField")
+    assert type(card_testing.captcha_field()) is forms.CharField
+    assert card_testing.captcha_required(Shopper(address="192.0.2.7")) is False  # 0: never

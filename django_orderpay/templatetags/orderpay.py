@@ -48,6 +48,7 @@ from django.utils.translation import gettext_lazy
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError, UnsafeURL
+from django_orderpay.forms import CAPTCHA_FIELD
 from django_orderpay.models import Charge, Order, QrCode, format_cents
 
 from ._threeds import threeds_config
@@ -199,7 +200,9 @@ def orderpay_card_form(
         "public_key": _public_key_or_empty(),
         "messages_json": json.dumps(error_messages()),
         "extra_fields": [
-            form[name] for name in ("installments", "save_card") if form and name in form.fields
+            form[name]
+            for name in ("installments", "save_card", CAPTCHA_FIELD)
+            if form and name in form.fields
         ],
         "hidden_fields": [form[name] for name in hidden if form and name in form.fields],
         "threeds_json": (
