@@ -16,6 +16,7 @@ import datetime as dt
 import threading
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from django_orderpay.models import Operation
@@ -45,9 +46,12 @@ def at_once(provider, charge, first: tuple, second: tuple) -> tuple:
     thread = threading.Thread(target=lambda: answers.update(first=confirm(*first, charge=charge)))
     thread.start()
     try:
-        for _ in range(100):
-            if Operation.objects.filter(charge=charge, state="sending").exists():
-                break
+        for _ in range(200):
+            try:
+                if Operation.objects.filter(charge=charge, state="sending").exists():
+                    break
+            except OperationalError:
+                pass  # SQLite's shared memory database: the first request is writing
             threading.Event().wait(0.02)
         answers["second"] = confirm(*second, charge=charge)
     finally:
