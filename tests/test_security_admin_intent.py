@@ -16,7 +16,7 @@ import datetime as dt
 import threading
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connections
 from django.utils import timezone
 
 from django_orderpay.models import Operation
@@ -43,7 +43,13 @@ def at_once(provider, charge, first: tuple, second: tuple) -> tuple:
     recorded and on its way (the provider answers after a second): both answers."""
     provider.control("POST", "latency", {"seconds": 1.0})
     answers: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: answers.update(first=confirm(*first, charge=charge)))
+    def first_staff() -> None:
+        try:
+            answers["first"] = confirm(*first, charge=charge)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    thread = threading.Thread(target=first_staff)
     thread.start()
     try:
         for _ in range(200):
