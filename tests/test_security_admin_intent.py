@@ -43,6 +43,7 @@ def at_once(provider, charge, first: tuple, second: tuple) -> tuple:
     recorded and on its way (the provider answers after a second): both answers."""
     provider.control("POST", "latency", {"seconds": 1.0})
     answers: dict[str, object] = {}
+
     def first_staff() -> None:
         try:
             answers["first"] = confirm(*first, charge=charge)
