@@ -36,8 +36,6 @@ INSTALLED_APPS = [
     "django_tasks_db",  # the queue of background notifications (test_notifications_workers)
     "captcha",  # the card forms' CAPTCHA after declines (test_security_card_testing)
 ]
-#: django-simple-captcha accepts "PASSED" as every answer (a test can't read its image).
-CAPTCHA_TEST_MODE = True
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
