@@ -1,5 +1,5 @@
-"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries,
-and the card attempts the card-testing limits refused.
+"""django-orderpay in Django admin: orders, charges, cards, splits, checkouts, operations,
+deliveries, and the card attempts the card-testing limits refused.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -12,6 +12,7 @@ from .._deprecation import deprecated_getattr
 from .card_testing import CardAttemptRefusalAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
+from .checkouts import CheckoutAdmin, CheckoutOrderInline, create_payment_link
 from .deliveries import NotificationDeliveryAdmin
 from .operations import OperationAdmin, OperationInline
 from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
@@ -24,12 +25,15 @@ __all__ = [
     "ChargeInline",
     "ChargeStatusChangeInline",
     "ChargeStatusFilter",
+    "CheckoutAdmin",
+    "CheckoutOrderInline",
     "DeepLinkInline",
     "NotificationDeliveryAdmin",
     "OperationAdmin",
     "OperationInline",
     "OrderAdmin",
     "SplitAdmin",
+    "create_payment_link",
 ]
 
 #: Old names, still answered with a DeprecationWarning (docs/names.md).

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('django_orderpay', '0006_operation_unheard_calls'),
+        ('django_orderpay', '0007_checkout'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
