@@ -93,6 +93,24 @@ def plan_label(plan: InstallmentPlan) -> str:
     )
 
 
+#: Salt of the signed token with which a checkout page asks for a fresh 3-D Secure session.
+THREEDS_SESSION_SALT = "django_orderpay.threeds_session"
+#: How long a rendered page may ask for fresh sessions (a checkout left open a working day).
+THREEDS_SESSION_TOKEN_MAX_AGE = 12 * 60 * 60
+
+
+def sign_threeds_session() -> str:
+    """What a checkout page carries to ask for a fresh 3-D Secure session (signed, dated)."""
+    return signing.TimestampSigner(salt=THREEDS_SESSION_SALT).sign("session")
+
+
+def check_threeds_session_token(token: str) -> None:
+    """``signing.BadSignature`` (or ``SignatureExpired``) unless this shop made ``token``
+    within :data:`THREEDS_SESSION_TOKEN_MAX_AGE`."""
+    signer = signing.TimestampSigner(salt=THREEDS_SESSION_SALT)
+    signer.unsign(token, max_age=THREEDS_SESSION_TOKEN_MAX_AGE)
+
+
 def session_binding(request: Any, *, create: bool = False) -> str:
     """What ties a plans token to the visitor's session: a digest of its key ("" without one).
 

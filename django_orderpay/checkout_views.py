@@ -1,4 +1,5 @@
-"""The checkout's JSON view: installment plans for the card being typed.
+"""The checkout's JSON views: installment plans for the card being typed, and a fresh
+3-D Secure session before each authentication.
 
 ``GET /orderpay/installments/?plans=<signed>&bin=<6 digits>`` answers
 ``{"plans": [{installments, label, total}]}`` for the amount and limits the
@@ -6,14 +7,21 @@ page was rendered with (signed: a shopper cannot ask for another amount).
 ``checkout.js`` calls it once the first six digits are typed and relabels the
 installment choices; the form asks again (from the cache) when it is posted.
 
-Anyone can call it, so it is bounded: the token expires
-(``checkout.PLANS_TOKEN_MAX_AGE``) and is good only with the session it was
-rendered for; each client address and session may ask
+``POST /orderpay/3ds-session/`` ``token=<signed>`` answers ``{"session", "env"}``:
+a session lasts 30 minutes, so ``checkout.js`` asks for a new one before each
+``authenticate3DS`` (as the official plugin does) instead of trusting the one
+the page was rendered with. The token (signed, 12 hours) says the page is this
+shop's; the merchant's token never leaves the server.
+
+Anyone can call them, and each answer may cost a provider call, so they are
+bounded: each client address and session may ask each of them
 :data:`PLANS_PER_CLIENT` times per :data:`PLANS_WINDOW` (then 429, with
-``Retry-After``); and the provider's answer for an amount and BIN is cached
-(``services.installment_plans``, 15 minutes, refusals too). Without that, one
-token copied from a pay page made a provider call per request: an open proxy
-to ``/charges/fees/calculate`` and a free BIN lookup.
+``Retry-After``). The plans token also expires (``checkout.PLANS_TOKEN_MAX_AGE``)
+and is good only with the session it was rendered for, and the provider's
+answer for an amount and BIN is cached (``services.installment_plans``, 15
+minutes, refusals too). Without that, one token copied from a pay page made a
+provider call per request: an open proxy to ``/charges/fees/calculate`` and a
+free BIN lookup.
 """
 
 from __future__ import annotations
@@ -24,10 +32,15 @@ from typing import Final
 from django.core import signing
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from django_orderpay import rules, services, throttling
-from django_orderpay.checkout import plan_choices, session_binding, unsign_plans
+from django_orderpay.checkout import (
+    check_threeds_session_token,
+    plan_choices,
+    session_binding,
+    unsign_plans,
+)
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 
@@ -40,27 +53,30 @@ PLANS_PER_CLIENT: Final = 30
 PLANS_WINDOW: Final = 10 * 60
 
 
-def _throttled(request: HttpRequest) -> bool:
-    """Count this request for its address and session: whether one is past the limit."""
+def _too_many(request: HttpRequest, view: str) -> JsonResponse | None:
+    """Count this request of ``view`` for its address and session: a 429 once one of them
+    is past :data:`PLANS_PER_CLIENT` in the window, else None."""
     address = throttling.client_address(request.META, get_settings(strict=False).trusted_proxies)
     session = session_binding(request)
-    counted = [("address", address), ("session", session)]
     over = False
-    for kind, who in counted:
+    for kind, who in (("address", address), ("session", session)):
         if who:
-            hits = throttling.hit(throttling.key("plans", kind, who), PLANS_WINDOW)
+            hits = throttling.hit(throttling.key(view, kind, who), PLANS_WINDOW)
             over = over or hits > PLANS_PER_CLIENT
-    return over
+    if not over:
+        return None
+    answer = JsonResponse(
+        {"error": _("Too many requests: try again in a few minutes.")}, status=429
+    )
+    answer["Retry-After"] = str(PLANS_WINDOW)
+    return answer
 
 
 @require_GET
 def installment_plans_view(request: HttpRequest) -> JsonResponse:
-    if _throttled(request):
-        answer = JsonResponse(
-            {"error": _("Too many requests: try again in a few minutes.")}, status=429
-        )
-        answer["Retry-After"] = str(PLANS_WINDOW)
-        return answer
+    refused = _too_many(request, "plans")
+    if refused is not None:
+        return refused
     card_bin = request.GET.get("bin", "")
     if not rules.is_digits(card_bin, (6,)):
         return JsonResponse({"error": _("bin: the card's first six digits")}, status=400)
@@ -83,3 +99,22 @@ def installment_plans_view(request: HttpRequest) -> JsonResponse:
         logger.warning("no installment plans for the checkout: %s", error)
         return JsonResponse({"error": _("Installments are unavailable right now.")}, status=502)
     return JsonResponse({"plans": plan_choices(plans)})
+
+
+@require_POST
+def threeds_session_view(request: HttpRequest) -> JsonResponse:
+    refused = _too_many(request, "3ds-session")
+    if refused is not None:
+        return refused
+    try:
+        check_threeds_session_token(request.POST.get("token", ""))
+    except signing.BadSignature:
+        return JsonResponse({"error": _("token: not a parameter this shop made")}, status=400)
+    try:
+        session = services.create_3ds_session()
+    except OrderPayError as error:
+        logger.warning("no 3-D Secure session for the checkout: %s", error)
+        return JsonResponse(
+            {"error": _("Card authentication is unavailable right now.")}, status=502
+        )
+    return JsonResponse({"session": session.session, "env": session.env})

@@ -108,3 +108,16 @@ def test_an_anonymous_visitor_is_given_a_session_for_the_token(client, products,
     assert "sessionid" in page.cookies
     token = html.unescape(re.search(r'data-orderpay-plans="([^"]+)"', page.content.decode())[1])
     assert client.get(PLANS_URL, {"plans": token, "bin": "411111"}).status_code == 200
+
+
+def test_the_3ds_session_endpoint_is_throttled_per_client_too(client, shop, provider_calls):
+    """Each answer is a new checkout-SDK session made with the merchant's token."""
+    from django_orderpay.checkout import sign_threeds_session
+
+    token = sign_threeds_session()
+    answers = [client.post("/orderpay/3ds-session/", {"token": token}) for _ in range(60)]
+    served = [a for a in answers if a.status_code == 200]
+    assert len(served) == PLANS_PER_CLIENT
+    assert {a.status_code for a in answers[PLANS_PER_CLIENT:]} == {429}
+    sessions = sum(1 for _, path in provider_calls if path == "/checkout-sdk/sessions")
+    assert sessions == PLANS_PER_CLIENT

@@ -23,7 +23,13 @@ from django_orderpay import rules, signals
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
 from django_orderpay.payloads import (
+    BoletoPayment,
+    Discount,
+    PaymentInstructions,
+    Penalty,
     QrCode,
+    Receiver,
+    Splits,
 )
 from django_orderpay.services import (
     cancel_charge,
@@ -294,3 +300,73 @@ def test_the_builders_refuse_a_qr_code_beside_charges_before_any_call(orderpay_e
 
     assert caught.value.paths == ["qr_codes"]
     assert orderpay_emulator.order_ids() == []
+
+
+def test_a_boleto_with_the_docs_fine_interest_and_discount_is_created(orderpay_emulator):
+    """2,00 % fine and interest from the day after the due date, 5,00 % off until it: sent as
+    PagBank's ``payment_instructions{fine, interest, discounts[]}`` with template COBRANCA,
+    and mirrored with the charge."""
+    charge = boleto_charge(34343, days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    due, after = method.due_date, method.due_date + timedelta(days=1)
+    instructions = PaymentInstructions(
+        fine=Penalty(after, percentage=200),
+        interest=Penalty(after, percentage=200),
+        discounts=[Discount(due, 500)],
+    )
+    created = create_order(
+        order(charges=[dataclasses.replace(charge, payment_instructions=instructions)])
+    )
+    mirrored = created.charges.get()
+    assert mirrored.status == "WAITING"
+    assert mirrored.data["payment_instructions"] == {
+        "fine": {"date": after.isoformat(), "value": 200},
+        "interest": {"date": after.isoformat(), "value": 200},
+        "discounts": [{"due_date": due.isoformat(), "value": 500}],
+    }
+
+
+def test_a_split_pix_is_mirrored_with_its_split_and_shown_in_the_admin(orderpay_emulator):
+    """A marketplace's Pix: ``qr_codes[].splits``; once paid, the charge's split is mirrored
+    and fetched as a card charge's, and the admin links it."""
+    from django_orderpay.services import get_split
+    from tests.admin_support import change, client_for, make_user
+
+    seller = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+    splits = Splits.percentage(
+        Receiver.percentage(orderpay_emulator.account_id, 90),
+        Receiver.percentage(seller, 10),
+    )
+    created = create_order(
+        order(reference_id="pix-split", charges=(), qr_codes=[QrCode(2000, splits=splits)])
+    )
+    qr_code = created.qr_codes.get()
+    assert qr_code.data["splits"]["method"] == "PERCENTAGE"
+
+    charge = simulate_pix_payment(created).charges.get()
+    assert charge.status == "PAID" and charge.link("SPLIT")
+    split = get_split(charge)
+    assert split.status == "COMPLETED"
+    assert {r["account"]["id"] for r in split.receivers} == {orderpay_emulator.account_id, seller}
+    page = client_for(make_user("boss", superuser=True)).get(change("charge", charge.pk))
+    assert split.provider_id in page.content.decode()
+
+
+def test_a_boleto_declined_by_risk_analysis_is_mirrored_declined(orderpay_emulator):
+    """The emulator's ``BOLETO_DECLINED_TAX_ID``: PagBank's risk analysis refuses the boleto
+    (``10000``), as its docs' DECLINED answer shows; nothing is payable."""
+    from django_orderpay.emulator import BOLETO_DECLINED_TAX_ID
+    from django_orderpay.shopper_messages import decline_message
+
+    charge = boleto_charge(days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    payer = dataclasses.replace(method.holder, tax_id=BOLETO_DECLINED_TAX_ID)
+    refused = dataclasses.replace(charge, payment_method=dataclasses.replace(method, holder=payer))
+    created = create_order(order(reference_id="bol-risk", charges=[refused]))
+    mirrored = created.charges.get()
+    assert (created.status, mirrored.status) == ("DECLINED", "DECLINED")
+    assert mirrored.payment_response_code == "10000"
+    assert mirrored.boleto == {} and mirrored.pdf_url is None
+    assert decline_message(mirrored)

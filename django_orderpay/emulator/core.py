@@ -96,6 +96,7 @@ class Route:
 
 ROUTES: tuple[Route, ...] = (
     Route("POST", "/orders", orders.create_order),
+    Route("GET", "/orders", orders.find_order_by_charge),
     Route("GET", "/orders/{id}", orders.get_order),
     Route("POST", "/orders/{id}/pay", orders.pay_order),
     Route("POST", "/checkouts", checkouts.create_checkout),

@@ -12,10 +12,15 @@ import logging
 from typing import Any
 
 from django import forms
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
 from django_orderpay import services
-from django_orderpay.checkout import CREDIT_NOT_AUTHENTICATED, DEBIT_NOT_AUTHENTICATED
+from django_orderpay.checkout import (
+    CREDIT_NOT_AUTHENTICATED,
+    DEBIT_NOT_AUTHENTICATED,
+    sign_threeds_session,
+)
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
 
@@ -59,10 +64,20 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return value.to_dict() if hasattr(value, "to_dict") else dict(value)
 
 
+def _session_url() -> str:
+    """Where checkout.js asks for a fresh session ("" when the shop has not included
+    ``django_orderpay.urls``: then the page's own session is used, for its 30 minutes)."""
+    try:
+        return reverse("orderpay:threeds_session")
+    except NoReverseMatch:
+        return ""
+
+
 def threeds_config(
     form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
 ) -> dict[str, Any]:
-    """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data."""
+    """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data,
+    and where to ask for a fresh session (``sessionUrl``, with its signed ``sessionToken``)."""
     try:
         session = services.create_3ds_session()
     except OrderPayError as error:
@@ -72,9 +87,12 @@ def threeds_config(
     data = (order.data if order is not None else None) or {}
     customer = _as_dict(customer) or data.get("customer") or {}
     address = _as_dict(address) or ((data.get("shipping") or {}).get("address")) or {}
+    session_url = _session_url()
     return {
         "session": session.session if session else "",
         "env": session.env if session else "",
+        "sessionUrl": session_url,
+        "sessionToken": sign_threeds_session() if session_url else "",
         "type": getattr(form, "payment_type", "CREDIT_CARD"),
         "amount": getattr(form, "amount", None) or 0,
         # Whether a credit card its issuer does not authenticate may still be posted.
