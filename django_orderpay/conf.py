@@ -52,6 +52,10 @@ Keys (environment variable in brackets):
     A secret whose ``X-Emulator-Secret`` header opens the mounted emulator's
     control plane (``/_emulator/...``) to a script; an active staff user
     logged in to the shop may use it without. Unset, only staff may.
+``EMULATOR_STATE_FILE``
+    Where the mounted emulator keeps its state across restarts: a path, or
+    ``False`` for none. Unset: with ``DEBUG`` on, beside the SQLite database
+    file (else in the temp folder, one per database); with ``DEBUG`` off, none.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
 ``THREEDS`` (default ``always``)
@@ -184,6 +188,7 @@ KNOWN_KEYS: Final = frozenset(
         "EMULATOR_RETAIN_ORDERS",
         "EMULATOR_SERVE_WITHOUT_DEBUG",
         "EMULATOR_CONTROL_SECRET",
+        "EMULATOR_STATE_FILE",
         "SYNC_CONCURRENCY",
         "THREEDS",
         "THREEDS_URL",
@@ -227,6 +232,8 @@ class OrderPaySettings:
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
     emulator_serve_without_debug: bool = False
     emulator_control_secret: str | None = field(default=None, repr=False)
+    #: None: the default (see django_orderpay.emulator.serving.django_view); "": none.
+    emulator_state_file: str | None = None
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
     threeds: str = DEFAULT_THREEDS
     threeds_url: str = ""
@@ -477,6 +484,7 @@ def _parse() -> OrderPaySettings:
         ),
         emulator_serve_without_debug=reader.boolean("EMULATOR_SERVE_WITHOUT_DEBUG", False),
         emulator_control_secret=reader.string("EMULATOR_CONTROL_SECRET"),
+        emulator_state_file=_state_file(reader),
         sync_concurrency=_bounded(
             reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
         ),
@@ -498,6 +506,19 @@ def _parse() -> OrderPaySettings:
         card_captcha_field=reader.string("CARD_CAPTCHA_FIELD", DEFAULT_CAPTCHA_FIELD)
         or DEFAULT_CAPTCHA_FIELD,
     )
+
+
+def _state_file(reader: _Reader) -> str | None:
+    """``EMULATOR_STATE_FILE``: a path, ``False`` (none: ``""``), or unset (None)."""
+    value = reader.get(
+        "EMULATOR_STATE_FILE",
+        lambda v: v is False or (isinstance(v, str | os.PathLike) and bool(str(v))),
+        "a file path, or False",
+        reader.env.str,
+    )
+    if value is False or (isinstance(value, str) and value.lower() in ("false", "0", "off")):
+        return ""
+    return os.fspath(value) if value is not None else None
 
 
 def _card_limit_defaults() -> dict[str, int]:

@@ -201,13 +201,24 @@ class ProviderUnavailable(ProviderError):
 
     ``reason`` says what happened (a timeout, a reset connection, an empty 500,
     a 502, an HTML 403 page from the CDN, a rate limit) and ``attempts`` how
-    many requests were sent.
+    many requests were sent. ``sent`` is False when no attempt left this
+    machine (every connection was refused, timed out before it was made, or
+    the host was not found): the provider cannot have acted.
     """
 
-    def __init__(self, message: str, *, reason: str = "", attempts: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "",
+        attempts: int = 1,
+        sent: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(message, **kwargs)
         self.reason = reason
         self.attempts = attempts
+        self.sent = sent
 
 
 class OutcomeUnknown(ProviderUnavailable):

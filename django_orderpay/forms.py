@@ -37,7 +37,7 @@ from django_orderpay.exceptions import (
     TooManyCardAttempts,
 )
 from django_orderpay.models import CardToken, Order, format_cents
-from django_orderpay.shopper_messages import refusal_message
+from django_orderpay.shopper_messages import is_shop_side, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -131,7 +131,9 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         form.outcome_unknown = error  # type: ignore[attr-defined]
         form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
         return
-    if isinstance(error, TooManyCardAttempts):
+    if isinstance(error, TooManyCardAttempts) or is_shop_side(error):
+        # The card-testing limits, or the token, the account or the settings: the
+        # shopper reads what to do (refusal_message logs a shop-side error for staff).
         form.add_error(None, str(refusal_message(error)))
         return
     if isinstance(error, PayloadError):

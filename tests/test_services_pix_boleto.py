@@ -12,7 +12,7 @@ import dataclasses
 import io
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -370,3 +370,44 @@ def test_a_boleto_declined_by_risk_analysis_is_mirrored_declined(orderpay_emulat
     assert mirrored.payment_response_code == "10000"
     assert mirrored.boleto == {} and mirrored.pdf_url is None
     assert decline_message(mirrored)
+
+
+# --- one clock for the shop and the emulator (the testing kit's travel) ------------------
+
+
+def test_travel_moves_the_shop_and_the_emulator_together_for_orderpay_expire(
+    orderpay_emulator, expired_signals, django_capture_on_commit_callbacks
+):
+    created = pix_order(expiration_date=timezone.now() + timedelta(hours=1))
+    before = timezone.now()
+
+    with orderpay_emulator.travel(timedelta(hours=2).total_seconds()):
+        moved = orderpay_emulator.control("GET", "clock")
+        assert timezone.now() - before >= timedelta(hours=2)
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("orderpay_expire", verbosity=0)
+
+    provider_now = datetime.fromisoformat(moved["now"])
+    assert provider_now - before >= timedelta(hours=2)  # the emulator read the moved clock
+    assert timezone.now() - before < timedelta(hours=1)  # and the block put it back
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.EXPIRED
+    assert expired_signals == [created.provider_id]
+
+
+def test_advance_clock_alone_moves_only_the_provider(orderpay_emulator):
+    created = pix_order(expiration_date=timezone.now() + timedelta(hours=1))
+    orderpay_emulator.advance_clock(timedelta(hours=2).total_seconds())
+
+    call_command("orderpay_expire", verbosity=0)  # by the shop's clock, nothing has expired
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.WAITING
+
+
+def test_travel_past_a_boleto_due_date_cancels_it_after_asking(orderpay_emulator):
+    created = boleto_order(days=0)
+    orderpay_emulator.control("POST", "notifications/drop", {"count": 1})  # the next is lost
+
+    with orderpay_emulator.travel(timedelta(days=2).total_seconds()):
+        call_command("orderpay_expire", verbosity=0)
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.CANCELED

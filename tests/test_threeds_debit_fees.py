@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import requests
+from django.core.exceptions import ImproperlyConfigured
 from django.template import Context, Template
 from django.test import override_settings
 
@@ -478,3 +479,77 @@ def test_the_session_view_answers_only_a_token_this_shop_made(client, orderpay_e
     orderpay_emulator.inject_fault("http_500_json", path_prefix="/checkout-sdk/sessions")
     failed = client.post(url, {"token": config["sessionToken"]})
     assert failed.status_code == 502 and "session" not in failed.json()
+
+
+# --- the card form without the shopper 3-D Secure needs ------------------------------------
+
+CARD_FORM = "{% load orderpay %}{% orderpay_card_form form %}"
+
+
+def test_card_form_without_the_shopper_fails_to_render_in_debug(orderpay_emulator, settings):
+    settings.DEBUG = True
+    form = CardCheckoutForm(threeds=True, amount=500)
+    with pytest.raises(ImproperlyConfigured) as raised:
+        Template(CARD_FORM).render(Context({"form": form}))
+    message = str(raised.value)
+    assert "customer name, customer email, billing address" in message
+    assert "order=" in message and "customer=" in message and "address=" in message
+
+
+def test_card_form_without_the_shopper_renders_and_logs_in_production(
+    orderpay_emulator, settings, caplog
+):
+    settings.DEBUG = False
+    form = CardCheckoutForm(threeds=True, amount=500)
+    with caplog.at_level("ERROR", logger="django_orderpay.templatetags"):
+        html = Template(CARD_FORM).render(Context({"form": form}))
+    assert "data-orderpay-3ds=" in html
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "runs 3-D Secure but has no customer name" in record.getMessage()
+
+
+def test_card_form_with_customer_and_address_or_an_order_says_nothing(
+    orderpay_emulator, settings, caplog
+):
+    settings.DEBUG = True
+    form = CardCheckoutForm(threeds=True, amount=500)
+    customer = payloads.Customer(
+        name="Jose da Silva", email="jose@example.com", tax_id="12345678909"
+    )
+    address = {
+        "street": "Av. Paulista",
+        "number": "1000",
+        "city": "Sao Paulo",
+        "region_code": "SP",
+        "country": "BRA",
+        "postal_code": "01311300",
+    }
+    with caplog.at_level("ERROR"):
+        Template(
+            "{% load orderpay %}{% orderpay_card_form form customer=customer address=address %}"
+        ).render(Context({"form": form, "customer": customer, "address": address}))
+        Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
+            Context({"form": form, "order": open_order()})
+        )
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+@pytest.mark.parametrize(
+    ("customer", "address", "missing"),
+    [
+        ({"name": "Jose", "email": "j@example.com"}, {}, ["billing address"]),
+        ({"name": "Jose"}, {"street": "x"}, ["customer email"]),
+        ({"email": "j@example.com"}, {"street": "x"}, ["customer name"]),
+        ({"name": "Jose", "email": "j@example.com"}, {"street": "x"}, []),
+    ],
+)
+def test_what_3ds_needs_of_the_shopper(customer, address, missing):
+    from django_orderpay.templatetags._threeds import missing_shopper
+
+    assert missing_shopper(customer, address) == missing
+
+
+def test_a_card_form_without_3ds_needs_no_shopper(orderpay_emulator, settings):
+    settings.DEBUG = True
+    html = Template(CARD_FORM).render(Context({"form": CardCheckoutForm(amount=500)}))
+    assert "data-orderpay-3ds" not in html or 'data-orderpay-3ds=""' in html

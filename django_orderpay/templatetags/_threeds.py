@@ -12,6 +12,8 @@ import logging
 from typing import Any
 
 from django import forms
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
@@ -23,6 +25,7 @@ from django_orderpay.checkout import (
 )
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
+from django_orderpay.shopper_messages import is_shop_side
 
 logger = logging.getLogger("django_orderpay.templatetags")
 
@@ -73,6 +76,38 @@ def _session_url() -> str:
         return ""
 
 
+def missing_shopper(customer: dict[str, Any], address: dict[str, Any]) -> list[str]:
+    """What ``authenticate3DS`` requires and the card form was not given."""
+    missing = [f"customer {key}" for key in ("name", "email") if not customer.get(key)]
+    if not address:
+        missing.append("billing address")
+    return missing
+
+
+def _check_shopper(customer: dict[str, Any], address: dict[str, Any]) -> None:
+    """A card form that runs 3-D Secure without the shopper fails every payment: say so.
+
+    PagBank's ``authenticate3DS`` refuses a request without the customer's name
+    and e-mail or a billing address, and the shopper would only read "could not
+    be authenticated". In DEBUG the page fails to render (ImproperlyConfigured,
+    at once, for the developer); in production it renders, and an error is
+    logged for staff on every render.
+    """
+    missing = missing_shopper(customer, address)
+    if not missing:
+        return
+    message = (
+        "{% orderpay_card_form %} runs 3-D Secure but has no "
+        + ", ".join(missing)
+        + ": every card payment on this page would fail authentication. Pass order=<an Order "
+        "whose customer and shipping address are known>, or customer=... and address=... "
+        "(payloads.Customer and payloads.Address, or dicts in the Orders API's words)."
+    )
+    if settings.DEBUG:
+        raise ImproperlyConfigured(message)
+    logger.error(message)
+
+
 def threeds_config(
     form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
 ) -> dict[str, Any]:
@@ -82,12 +117,15 @@ def threeds_config(
         session = services.create_3ds_session()
     except OrderPayError as error:
         # The page still renders; checkout.js then says 3-D Secure is unavailable.
-        logger.warning("no 3-D Secure session for the checkout page: %s", error)
+        # A wrong token fails every payment until staff fix it: an error, not a warning.
+        log = logger.error if is_shop_side(error) else logger.warning
+        log("no 3-D Secure session for the checkout page: %s", error)
         session = None
     data = (order.data if order is not None else None) or {}
     customer = _as_dict(customer) or data.get("customer") or {}
     address = _as_dict(address) or ((data.get("shipping") or {}).get("address")) or {}
     session_url = _session_url()
+    _check_shopper(customer, address)
     return {
         "session": session.session if session else "",
         "env": session.env if session else "",

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('django_orderpay', '0007_checkout'),
+        ('django_orderpay', '0008_order_provider_missing_since'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
