@@ -20,7 +20,7 @@ from django.db import connection
 
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.emulator.serving.transport import mount
-from django_orderpay.exceptions import OutcomeUnknown
+from django_orderpay.exceptions import OutcomeUnknown, ProviderError
 from django_orderpay.models import Charge, Operation, Order
 from django_orderpay.services import (
     cancel_charge,
@@ -106,6 +106,47 @@ def test_a_refund_that_never_arrived_is_not_proven_by_a_later_refund(orderpay_em
     assert at_provider(row)["amount"]["summary"]["refunded"] == 500
 
 
+@pytest.mark.parametrize("partial_status", ["PAID", "CANCELED"])
+def test_a_refund_that_never_arrived_is_not_proven_by_an_earlier_refund(
+    orderpay_emulator, no_retries, partial_status
+):
+    # The real API's status after a partial refund is unsettled: PAID, or CANCELED
+    # with more left to refund (the emulator's option). Under CANCELED the lost
+    # refund's basis says CANCELED: it is still a refund, never taken for a void.
+    orderpay_emulator.control("POST", "options", {"partial_refund_status": partial_status})
+    row = create_order(order_payload("r-4", charges=[charge(2000)])).charges.get()
+    first = cancel_charge(row, 300)  # answered and mirrored: 300 refunded
+    assert (first.status, first.amount_refunded) == (partial_status, 300)
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 200)
+
+    refresh_order(row.order)  # still 300: the earlier refund's sum, not this one's
+
+    lost = Operation.objects.get(kind="cancel", amount=200)
+    assert lost.state == "unknown"
+    assert lost.basis == {"status": partial_status, "refunded": 300}
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
+def test_a_refund_settled_after_a_later_one_began_does_not_prove_it(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-5", charges=[charge(2000)])).charges.get()
+    for amount in (300, 200):  # neither reaches the provider
+        never_arrived(orderpay_emulator, "/charges/")
+        with pytest.raises(OutcomeUnknown):
+            cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    # The older one's repeat arrives and is answered: it settles after the 200 began.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 300
+
+    refresh_order(row.order)  # 300 refunded: the 300's own, counted on top of the 200's basis
+
+    lost = Operation.objects.get(kind="cancel", amount=200)
+    assert lost.state == "unknown"
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
 def test_another_refunds_answer_settles_an_open_one_it_proves(orderpay_emulator, no_retries):
     row = create_order(order_payload("r-2", charges=[charge(2000)])).charges.get()
     done_unheard(orderpay_emulator, "/charges/")
@@ -156,6 +197,27 @@ def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(
     captured = capture_charge(Charge.objects.get(pk=row.pk))
     assert (captured.status, captured.amount_paid) == ("PAID", 800)
     assert at_provider(row)["amount"]["summary"]["paid"] == 800
+
+
+def test_an_open_capture_is_not_settled_by_the_charge_being_voided(orderpay_emulator, no_retries):
+    row = create_order(order_payload("c-2", charges=[charge(800, capture=False)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(row)
+    get_client().cancel_charge(row.provider_id, 800)  # voided meanwhile (staff, at PagBank)
+
+    refresh_order(row.order)  # CANCELED, nothing paid: no capture happened
+
+    assert Operation.objects.get(kind="capture").state == "unknown"
+    # Its repeat is refused by the provider (the charge is no longer authorised).
+    with pytest.raises(ProviderError) as caught:
+        capture_charge(Charge.objects.get(pk=row.pk))
+    assert caught.value.codes == ["40006"]
+    assert Operation.objects.get(kind="capture").state == "refused"
+    assert (at_provider(row)["status"], at_provider(row)["amount"]["summary"].get("paid", 0)) == (
+        "CANCELED",
+        0,
+    )
 
 
 # --- a pay is proven by a charge the order did not have --------------------------------------
