@@ -11,7 +11,7 @@ import pytest
 
 from django_orderpay import services
 from django_orderpay.checkout import CardCheckoutForm
-from django_orderpay.exceptions import ProviderError
+from django_orderpay.exceptions import PayloadError, ProviderError
 from tests.test_threeds_debit_fees import open_order, posted
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +91,24 @@ def test_two_installments_need_the_cards_number_one_does_not(orderpay_emulator):
     assert one.is_valid(), one.errors
     assert one.plan is None
     assert one.pay(open_order(), 10000).charges.get().amount_value == 10000
+
+
+def test_a_count_the_cards_plans_do_not_offer_is_refused_by_name(orderpay_emulator):
+    # R$ 10.00 in 3 would be installments under the R$ 5.00 minimum: no such plan.
+    offered = [p.installments for p in services.installment_plans(1000, card_bin="411111")]
+    assert 3 not in offered
+    data = posted(orderpay_emulator, "4111111111111111", installments="3", card_bin="411111")
+    form = CardCheckoutForm(data, threeds=False, fee_plans=True, amount=1000)
+
+    assert not form.is_valid()
+    assert form.errors["installments"] == ["This card does not offer that many installments."]
+
+
+@pytest.mark.parametrize("card_bin", ["41111", "4111111", "411111111", "41111a"])
+def test_a_bin_is_the_cards_first_6_or_8_digits(orderpay_emulator, card_bin):
+    with pytest.raises(PayloadError) as caught:
+        services.installment_plans(10000, card_bin=card_bin)
+
+    assert [str(error) for error in caught.value.errors] == [
+        "card_bin: must be the card's first 6 or 8 digits"
+    ]
