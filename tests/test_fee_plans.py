@@ -5,13 +5,16 @@ the emulator over HTTP (its ``fees_configured`` option tells a cached answer fro
 
 from __future__ import annotations
 
+import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from django_orderpay import services
 from django_orderpay.checkout import CardCheckoutForm
-from django_orderpay.exceptions import PayloadError, ProviderError
+from django_orderpay.client import OrderPayClient
+from django_orderpay.exceptions import AuthenticationError, PayloadError, ProviderError
 from tests.test_threeds_debit_fees import open_order, posted
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +115,40 @@ def test_a_bin_is_the_cards_first_6_or_8_digits(orderpay_emulator, card_bin):
     assert [str(error) for error in caught.value.errors] == [
         "card_bin: must be the card's first 6 or 8 digits"
     ]
+
+
+def test_plans_are_asked_with_the_merchants_limit_and_the_callers_client(orderpay_emulator):
+    assert [p.installments for p in services.installment_plans(10000, **ASKED)] == list(
+        range(1, 13)
+    )
+    six = services.installment_plans(10000, card_bin="411111", max_installments=6)
+    assert [p.installments for p in six] == list(range(1, 7))
+    # A client given is the one asked (another account here), never this thread's.
+    stranger = OrderPayClient(orderpay_emulator.base_url, "not-a-merchants-token", retries=0)
+    with pytest.raises(AuthenticationError):
+        services.installment_plans(10000, card_bin="411111", client=stranger)
+    with pytest.raises(PayloadError) as caught:
+        services.installment_plans(0, card_bin="411111")
+    assert [error.path for error in caught.value.errors] == ["value"]
+
+
+def test_plans_are_kept_fifteen_minutes(orderpay_emulator, monkeypatch):
+    from django.core.cache.backends import locmem
+
+    plans = services.installment_plans(10000, **ASKED)
+    orderpay_emulator.control("POST", "options", {"fees_configured": False})
+    started = time.time()
+
+    def minutes_later(minutes: float) -> None:
+        monkeypatch.setattr(locmem, "time", SimpleNamespace(time=lambda: started + minutes * 60))
+
+    minutes_later(14.9)
+    assert services.installment_plans(10000, **ASKED) == plans
+    minutes_later(15.1)
+    with pytest.raises(ProviderError, match="fees_not_configured"):
+        services.installment_plans(10000, **ASKED)
+
+
+def test_the_cards_bin_is_sent_and_one_the_provider_does_not_know_is_refused(orderpay_emulator):
+    with pytest.raises(ProviderError, match="credit_card_bin data not found"):
+        services.installment_plans(10000, card_bin="000000")

@@ -34,6 +34,7 @@ from tests.test_services_support import (
     CVV,
     buyer,
     charge,
+    encrypted_card,
     encrypted_visa,
     no_retries,
     order_payload,
@@ -345,6 +346,24 @@ def test_orderpay_sync_does_not_re_send_an_operation_older_than_a_day(
 
     assert Operation.objects.get(kind="cancel").state == "unknown"
     assert refunded_at_provider(row) == 0
+
+
+def test_orderpay_sync_never_re_sends_a_payment_whose_card_it_does_not_keep(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("no-card-kept"))
+    orderpay_emulator.inject_fault("reset", path_prefix=f"/orders/{order.provider_id}/pay")
+    with pytest.raises(OutcomeUnknown):
+        pay_order(order, [charge(500, encrypted_card())])
+    operation = Operation.objects.get(kind="pay")
+    assert operation.replayable is False  # its encrypted card was never stored
+    age(operation, 5)
+
+    call_command("orderpay_sync", verbosity=0)
+
+    operation.refresh_from_db()
+    assert (operation.state, operation.calls) == ("unknown", 1)
+    assert get_client().get_order(order.provider_id).get("charges", []) == []
 
 
 def test_orderpay_sync_settles_a_pay_from_the_orders_new_charge(

@@ -164,6 +164,40 @@ def test_another_refunds_answer_settles_an_open_one_it_proves(orderpay_emulator,
     assert at_provider(row)["amount"]["summary"]["refunded"] == 500
 
 
+def test_a_refund_that_arrived_after_an_earlier_one_is_proven_by_the_sum(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("r-6", charges=[charge(2000)])).charges.get()
+    cancel_charge(row, 300)  # answered before the next one began: its basis has it
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 200)
+
+    refresh_order(row.order)  # 500 refunded: the 300 it saw, and its own 200
+
+    assert Operation.objects.get(kind="cancel", amount=200).state == "succeeded"
+
+
+def test_a_refund_is_proven_whatever_other_charges_or_refused_refunds_did_since(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("r-7", charges=[charge(2000), charge(1000)], items=2))
+    row, other = order.charges.order_by("pk")
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)
+    # Since it began: another charge refunded, and a refund of this one refused
+    # (the provider has only 1700 left of it).
+    cancel_charge(other, 200)
+    with pytest.raises(ProviderError):
+        cancel_charge(Charge.objects.get(pk=row.pk), 1800)
+    assert Operation.objects.get(amount=1800).state == "refused"
+
+    refresh_order(order)  # this charge shows its 300 refunded: nothing else counts
+
+    assert Operation.objects.get(kind="cancel", amount=300).state == "succeeded"
+
+
 # --- a void or a capture is proven by the charge's status ---------------------------------
 
 
