@@ -33,6 +33,7 @@ pytestmark = pytest.mark.django_db
 
 TOKEN = "test-token-merchant-a"  # tests/settings.py
 URL = "/orderpay/notifications/"
+JSON = "application/json"
 
 
 def post(client, body: bytes, *, token: str | None = TOKEN, **kwargs):
@@ -128,15 +129,19 @@ def test_a_wrong_signature_is_refused_with_401_and_logged(client, trusting):
 
 
 @pytest.mark.parametrize("forged_with", ["", TOKEN], ids=["empty-token", "a-guessed-token"])
-def test_a_signed_request_is_refused_when_no_token_is_configured(client, orderpay, forged_with):
+def test_a_signed_request_is_refused_when_no_token_is_configured(
+    client, orderpay, forged_with, caplog
+):
     # Verification on (the default) with nothing to verify against (check W004): no
     # signature can match, so none is let through, and a trusted body is never applied.
     orderpay(NOTIFICATION_TOKENS=[], NOTIFICATION_TRUST_BODY=True)
     order, paid = in_analysis_order()
     body = json.dumps(paid).encode()
 
-    response = post(client, body, token=forged_with)
+    with caplog.at_level("ERROR", logger="django_orderpay.notifications"):
+        response = post(client, body, token=forged_with)
 
+    assert "no NOTIFICATION_TOKENS (nor TOKEN) is configured" in caplog.text
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "invalid_authenticity_token"
     delivery = only_delivery()
@@ -151,6 +156,17 @@ def test_a_signed_request_is_refused_when_no_token_is_configured(client, orderpa
     )
     with pytest.raises(Rejected) as caught:
         verify(signed, Policy(tokens=()))
+    assert (caught.value.status, caught.value.valid) == (401, False)
+
+
+def test_a_signature_header_that_is_not_text_is_refused_not_an_error():
+    # A shop's own view may build Incoming from headers of any origin.
+    body = b'{"id": "ORDE_X"}'
+    odd = Incoming(body=body, headers={"x-authenticity-token": "\ud800"}, content_type=JSON)
+
+    with pytest.raises(Rejected) as caught:
+        verify(odd, Policy(tokens=(TOKEN,)))
+
     assert (caught.value.status, caught.value.valid) == (401, False)
 
 
