@@ -271,3 +271,31 @@ def test_a_declined_pay_owes_nothing_the_shoppers_next_card_is_sent(orderpay_emu
     again = pay_order(Order.objects.get(pk=order.pk), [charge(500, raw_card())])
     assert sorted(again.charges.values_list("status", flat=True)) == ["DECLINED", "PAID"]
     assert len(get_client().get_order(order.provider_id)["charges"]) == 2
+
+
+def test_a_paid_pay_is_owed_the_lost_callers_repeat_hears_it(orderpay_emulator):
+    # Another shopper's declined card elsewhere: nothing to do with this payment.
+    create_order(order_payload("race-11-other", charges=[charge(500, raw_card(DECLINED_VISA))]))
+    order = create_order(order_payload("race-11"))
+    intent = operations.Intent(
+        kind=OperationKind.PAY,
+        scope=operations.scope(OperationKind.PAY, order.provider_id),
+        target=order.provider_id,
+        body=pay_body([charge(500, raw_card())]),
+        order=order,
+        basis={"charges": []},
+    )
+    client = client_from_settings(backoff=0)
+    lost, _ = operations._begin(intent, None)  # "Pay" pressed twice
+    shown, _ = operations._begin(intent, None)
+    orderpay_emulator.inject_fault("reset", 4, path_prefix="/orders/")
+    with pytest.raises(OutcomeUnknown):
+        operations._call(lost, intent, client)
+    assert operations._call(shown, intent, client).charges.get().status == "PAID"
+    assert Operation.objects.get(kind="pay").unheard_calls == 1
+
+    # The lost request's repeat is answered with the payment: not sent again.
+    again = pay_order(Order.objects.get(pk=order.pk), [charge(500, raw_card())])
+    assert list(again.charges.values_list("status", flat=True)) == ["PAID"]
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+    assert Operation.objects.filter(kind="pay").count() == 1
