@@ -90,6 +90,42 @@ def test_two_open_refunds_of_one_charge_are_not_told_apart_by_the_sum(
     }
 
 
+def test_two_open_refunds_stay_apart_from_a_third_ones_answer(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-8", charges=[charge(2000)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 200)
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 300)
+
+    # A third refund's answer shows 400 refunded: its own 100, and 300 or 200 of the
+    # others, which the sum cannot tell apart. Only the answered one is settled.
+    cancel_charge(Charge.objects.get(pk=row.pk), 100)
+
+    states = dict(Operation.objects.filter(kind="cancel").values_list("amount", "state"))
+    assert states == {200: "unknown", 300: "unknown", 100: "succeeded"}
+    for amount in (200, 300):  # their repeats send their keys
+        cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 600
+
+
+def test_open_refunds_of_two_charges_are_each_proven_by_their_own_charge(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("r-9", charges=[charge(2000), charge(1000)], items=2))
+    for row, amount in zip(order.charges.order_by("pk"), (300, 200), strict=True):
+        done_unheard(orderpay_emulator, "/charges/")
+        with pytest.raises(OutcomeUnknown):
+            cancel_charge(row, amount)
+
+    refresh_order(order)
+
+    assert set(Operation.objects.filter(kind="cancel").values_list("state", flat=True)) == {
+        "succeeded"
+    }
+
+
 def test_a_refund_that_never_arrived_is_not_proven_by_a_later_refund(orderpay_emulator, no_retries):
     row = create_order(order_payload("r-3", charges=[charge(2000)])).charges.get()
     never_arrived(orderpay_emulator, "/charges/")
@@ -215,6 +251,17 @@ def test_an_open_void_is_not_settled_while_the_charge_is_still_authorised(
     voided = cancel_charge(Charge.objects.get(pk=row.pk))
     assert voided.status == "CANCELED"
     assert at_provider(row)["status"] == "CANCELED"
+
+
+def test_an_open_void_is_settled_once_the_charge_is_cancelled(orderpay_emulator, no_retries):
+    row = create_order(order_payload("v-2", charges=[charge(800, capture=False)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row)
+
+    refresh_order(row.order)  # CANCELED, nothing refunded: a void's proof, not a refund's
+
+    assert Operation.objects.get(kind="cancel").state == "succeeded"
 
 
 def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(

@@ -153,3 +153,13 @@ def test_one_cent_is_the_smallest_amount_moved(orderpay_emulator):
     assert (row.status, row.amount_refunded) == ("PAID", 1)
     captured = capture_charge(_authorised(1000), 1)
     assert (captured.status, captured.amount_paid) == ("PAID", 1)
+
+
+def test_the_largest_amount_is_sent_the_next_is_refused_before_any_call(orderpay_emulator):
+    row = _paid(1000)
+
+    with pytest.raises(ProviderError) as caught:  # more than was paid: the provider says so
+        cancel_charge(row, 999_999_999)
+
+    assert not isinstance(caught.value, PayloadError)
+    assert caught.value.codes == ["40007"]
