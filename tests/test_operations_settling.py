@@ -280,6 +280,24 @@ def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(
     assert at_provider(row)["amount"]["summary"]["paid"] == 800
 
 
+def test_an_open_capture_is_proven_by_the_money_paid_even_once_refunded(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("c-3", charges=[charge(800, capture=False)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(row, 1)  # one cent captured; the answer lost
+    get_client().cancel_charge(row.provider_id, 1)  # and refunded at once, elsewhere
+
+    refresh_order(row.order)  # CANCELED, but 1 cent was paid: the capture happened
+
+    assert (at_provider(row)["status"], at_provider(row)["amount"]["summary"]["paid"]) == (
+        "CANCELED",
+        1,
+    )
+    assert Operation.objects.get(kind="capture").state == "succeeded"
+
+
 def test_an_open_capture_is_not_settled_by_the_charge_being_voided(orderpay_emulator, no_retries):
     row = create_order(order_payload("c-2", charges=[charge(800, capture=False)])).charges.get()
     never_arrived(orderpay_emulator, "/charges/")
