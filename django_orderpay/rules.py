@@ -210,3 +210,55 @@ def card_brand_name(brand: str) -> str:
 def provider_today(now: datetime | None = None) -> date:
     """Today in São Paulo (the day a boleto's due date is compared with)."""
     return (now or datetime.now(PROVIDER_TZ)).astimezone(PROVIDER_TZ).date()
+
+
+# --- Checkout (the hosted payment page, ``POST /checkouts``) ------------------------
+# From PagBank's "Criar Checkout" reference; shared by ``payloads.CheckoutRequest``
+# and the emulator's checkout resource.
+
+#: A checkout's statuses: payable, switched off by the merchant, past its expiry.
+CHECKOUT_STATUSES: Final = ("ACTIVE", "INACTIVE", "EXPIRED")
+#: "Caso não seja informada, a expiração será a data e hora da criação do checkout + 2 horas."
+CHECKOUT_LIFETIME: Final = timedelta(hours=2)
+#: ``CHEC_`` + up to 59 URL-safe characters (as ``ORDER_ID_PATTERN``).
+CHECKOUT_ID_PATTERN: Final = re.compile(r"CHEC_[A-Za-z0-9_-]{1,59}")
+#: ``payment_methods[].type``; ``payment_methods_configs`` applies to the cards only.
+CHECKOUT_PAYMENT_METHODS: Final = ("CREDIT_CARD", "DEBIT_CARD", "BOLETO", "PIX")
+CHECKOUT_CARD_METHODS: Final = ("CREDIT_CARD", "DEBIT_CARD")
+CHECKOUT_CONFIG_OPTIONS: Final = ("INSTALLMENTS_LIMIT", "INTEREST_FREE_INSTALLMENTS")
+#: ``payment_methods[].brands`` (the answer spells them in upper case).
+CHECKOUT_BRANDS: Final = ("VISA", "MASTERCARD", "AMEX", "ELO", "HIPERCARD", "HIPER", "DINERS")
+SHIPPING_TYPES: Final = ("FIXED", "FREE", "CALCULATE")
+SHIPPING_SERVICES: Final = ("SEDEX", "PAC")
+RECURRENCE_UNITS: Final = ("MONTH", "YEAR")
+#: ``unit_amount``, ``additional_amount`` and ``discount_amount``: "Máximo de 999999900".
+CHECKOUT_MAX_AMOUNT: Final = 999_999_900
+#: ``shipping.amount``: "Máximo de 2147483647" (an int32).
+MAX_INT32: Final = 2_147_483_647
+#: ``shipping.box.dimensions`` in centimetres.
+BOX_DIMENSIONS: Final = {"length": (15, 100), "width": (10, 100), "height": (1, 100)}
+#: Length bounds of a checkout's text fields, by their path (the create page's).
+CHECKOUT_FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
+    "reference_id": (1, 64),
+    "customer.name": (1, 120),
+    "customer.email": (10, 60),
+    "items.reference_id": (1, 100),
+    "items.name": (1, 100),
+    "items.description": (1, 255),
+    "shipping.address.street": (1, 160),
+    "shipping.address.number": (1, 20),
+    "shipping.address.locality": (1, 60),
+    "shipping.address.city": (1, 90),
+    "soft_descriptor": (1, 17),
+    "redirect_url": (1, 255),
+    "return_url": (1, 255),
+    "notification_urls": (1, 100),
+    "payment_notification_urls": (5, 100),
+    "recurrence_plan.name": (1, 100),
+}
+
+
+def canonical_enum(value: object) -> object:
+    """An enum value as the Checkout API stores it: upper case (its own example sends
+    ``"credit_card"`` and ``"installments_limit"``, and answers them upper case)."""
+    return value.upper() if isinstance(value, str) else value

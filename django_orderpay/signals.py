@@ -24,6 +24,14 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   ``Charge``. Sent after ``charge_paid`` when the purchase was paid already
   (a deeplink, Pix or boleto left open and paid after a card): refund one of
   them (``services.cancel_charge``), as the example shop does.
+- ``checkout_paid``: ``checkout``, ``order`` (the order of the payment),
+  ``source``; sender ``Checkout``. Once per checkout: the first payment made
+  on its page seen paid (a second one is a ``payment_duplicated``).
+- ``checkout_expired``: ``checkout``, ``source``; sender ``Checkout``. Once,
+  when the checkout's time has run out and none of its payments holds or may
+  still bring money (none paid, authorised, in analysis or waiting): release
+  what the purchase held. A checkout paid before it expired is never
+  announced expired (a paid purchase must not be cancelled by its expiry).
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -39,7 +47,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .duplicates import other_payments, other_payments_among
-from .models import CardToken, Charge, ChargeStatus, Order
+from .models import CardToken, Charge, ChargeStatus, Checkout, Order
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +59,8 @@ charge_refunded = Signal()
 card_stored = Signal()
 order_expired = Signal()
 payment_duplicated = Signal()
+checkout_paid = Signal()
+checkout_expired = Signal()
 
 _STATUS_SIGNALS: dict[str, Signal] = {
     ChargeStatus.PAID: charge_paid,
@@ -149,3 +159,23 @@ def announce_order_expired(order: Order, source: str) -> None:
 def announce_card_stored(card_token: CardToken) -> None:
     """Send ``card_stored`` for a new token once the transaction commits."""
     transaction.on_commit(partial(_send, card_stored, CardToken, card_token=card_token))
+
+
+def announce_checkout_paid(checkout: Checkout, order: Order, source: str) -> None:
+    """Send ``checkout_paid`` once the transaction commits."""
+    transaction.on_commit(
+        partial(_send, checkout_paid, Checkout, checkout=checkout, order=order, source=source)
+    )
+
+
+def announce_checkout_expired(checkout: Checkout, source: str) -> None:
+    """Send ``checkout_expired`` once the transaction commits."""
+    transaction.on_commit(
+        partial(_send, checkout_expired, Checkout, checkout=checkout, source=source)
+    )
+
+
+def announce_duplicates_of(charge: Charge, source: str) -> None:
+    """After commit, ``payment_duplicated`` for a paid ``charge`` if its purchase was paid
+    already (for a charge that joined its shop object after it was paid: a checkout's)."""
+    transaction.on_commit(partial(_announce_if_duplicated, charge, source, ()))

@@ -109,6 +109,26 @@ def pay_card(client, purchase, number=APPROVED, **data):
     )
 
 
+def guest_purchase() -> Purchase:
+    """A guest's purchase (its link is its key) of a Camiseta and a Caneca: R$ 94,80."""
+    made = Purchase.objects.create(
+        customer_name="Jose da Silva",
+        customer_email="jose@example.com",
+        customer_tax_id="12345678909",
+        phone_area="11",
+        phone_number="999999999",
+        street="Avenida Brigadeiro Faria Lima",
+        number="1384",
+        locality="Pinheiros",
+        city="Sao Paulo",
+        region_code="SP",
+        postal_code="01452002",
+    )
+    made.lines.create(name="Camiseta", unit_amount=5990, quantity=1)
+    made.lines.create(name="Caneca", unit_amount=3490, quantity=1)
+    return made
+
+
 def status_json(client, purchase) -> dict:
     return client.get(reverse("shop:status_json", args=[purchase.reference])).json()
 

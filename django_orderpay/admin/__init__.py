@@ -1,4 +1,5 @@
-"""django-orderpay in Django admin: orders, charges, cards, splits, operations, deliveries.
+"""django-orderpay in Django admin: orders, charges, cards, splits, checkouts, operations,
+deliveries.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -10,6 +11,7 @@ from __future__ import annotations
 from .._deprecation import deprecated_getattr
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
+from .checkouts import CheckoutAdmin, CheckoutOrderInline, create_payment_link
 from .deliveries import NotificationDeliveryAdmin
 from .operations import OperationAdmin, OperationInline
 from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
@@ -21,12 +23,15 @@ __all__ = [
     "ChargeInline",
     "ChargeStatusChangeInline",
     "ChargeStatusFilter",
+    "CheckoutAdmin",
+    "CheckoutOrderInline",
     "DeepLinkInline",
     "NotificationDeliveryAdmin",
     "OperationAdmin",
     "OperationInline",
     "OrderAdmin",
     "SplitAdmin",
+    "create_payment_link",
 ]
 
 #: Old names, still answered with a DeprecationWarning (docs/names.md).

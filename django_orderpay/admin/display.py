@@ -13,13 +13,15 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from ..models import ChargeStatus, DeliveryOutcome, OrderStatus, format_cents
+from ..models import ChargeStatus, CheckoutStatus, DeliveryOutcome, OrderStatus, format_cents
 from ..models.base import known_values
 from ..models.money import short_datetime as short_datetime  # the admin's columns use it
 from ..rules import card_brand_name
 
 #: Statuses that have a badge colour in ``admin.css`` (charge and order statuses).
-BADGE_STATUSES = known_values(ChargeStatus) | known_values(OrderStatus)
+BADGE_STATUSES = (
+    known_values(ChargeStatus) | known_values(OrderStatus) | known_values(CheckoutStatus)
+)
 
 #: A split's statuses as seen so far (PagBank publishes no list): the rest are shown as sent.
 SPLIT_STATUS_LABELS = {
@@ -36,7 +38,7 @@ def status_label(status: str) -> str:
     Charge statuses first, then the order's own (``CREATED``, ``EXPIRED``) and a
     split's; a status this version does not know is shown as the provider spells it.
     """
-    for choices in (ChargeStatus, OrderStatus):
+    for choices in (ChargeStatus, OrderStatus, CheckoutStatus):
         if status in known_values(choices):
             return str(choices(status).label)
     return str(SPLIT_STATUS_LABELS.get(status, status))

@@ -31,6 +31,8 @@ from .http import (
 
 _PROVIDER_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 DEEPLINK_STATUSES = ("PAID", "DECLINED")
+#: The most orders ``GET /checkouts/{id}`` lists at once ("Máximo de 100").
+CHECKOUT_ORDERS_PAGE = 100
 
 
 class Body(Protocol):
@@ -148,6 +150,38 @@ class OrderPayClient:
     ) -> dict[str, Any]:
         """``POST /orders/{id}/pay`` with ``{"charges": [...]}``: the Order."""
         return self._post(f"/orders/{_id('order_id', order_id)}/pay", payload, idempotency_key)
+
+    # --- checkouts (PagBank's hosted payment page) ---------------------------------
+
+    def create_checkout(
+        self, payload: Payload, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /checkouts``: the checkout, ``ACTIVE``, with its ``PAY`` link."""
+        return self._post("/checkouts", payload, idempotency_key)
+
+    def get_checkout(
+        self, checkout_id: str, *, offset: int = 0, limit: int = CHECKOUT_ORDERS_PAGE
+    ) -> dict[str, Any]:
+        """``GET /checkouts/{id}``: the checkout and (``limit`` of) the orders paid through it."""
+        if not (0 <= offset and 1 <= limit <= CHECKOUT_ORDERS_PAGE):
+            message = f"offset must be 0 or more and limit 1 to {CHECKOUT_ORDERS_PAGE}"
+            raise PayloadError([FieldError("limit", message)])
+        query = urlencode({"offset": offset, "limit": limit})
+        return self._get(f"/checkouts/{_id('checkout_id', checkout_id)}?{query}")
+
+    def activate_checkout(
+        self, checkout_id: str, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /checkouts/{id}/activate``: an inactive checkout takes payments again."""
+        path = f"/checkouts/{_id('checkout_id', checkout_id)}/activate"
+        return self.http.request("POST", self.base_url + path, idempotency_key=idempotency_key)
+
+    def inactivate_checkout(
+        self, checkout_id: str, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /checkouts/{id}/inactivate``: its page stops taking payments."""
+        path = f"/checkouts/{_id('checkout_id', checkout_id)}/inactivate"
+        return self.http.request("POST", self.base_url + path, idempotency_key=idempotency_key)
 
     # --- charges ------------------------------------------------------------------
 

@@ -27,6 +27,9 @@ from .resources import (
     boleto,
     card_tokens,
     challenge,
+    checkout_control,
+    checkout_page,
+    checkouts,
     fees,
     keys,
     orders,
@@ -95,6 +98,15 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/orders", orders.create_order),
     Route("GET", "/orders/{id}", orders.get_order),
     Route("POST", "/orders/{id}/pay", orders.pay_order),
+    Route("POST", "/checkouts", checkouts.create_checkout),
+    Route("GET", "/checkouts/{id}", checkouts.get_checkout),
+    Route("POST", "/checkouts/{id}/activate", checkouts.activate_checkout, body_optional=True),
+    Route("POST", "/checkouts/{id}/inactivate", checkouts.inactivate_checkout, body_optional=True),
+    Route("GET", "/pagamento", checkout_page.checkout_page, OPEN),
+    Route("GET", "/pagamento/checkout.js", checkout_page.checkout_script, OPEN),
+    Route("GET", "/pagamento/done", checkout_page.done_page, OPEN),
+    Route("POST", "/pagamento/{id}", checkout_page.pay_from_page, OPEN),
+    Route("POST", "/pagamento/{id}/pix/{id}", checkout_page.pay_pix_from_page, OPEN, True),
     Route("GET", "/charges/{id}", get_charge),
     Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
     Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
@@ -132,6 +144,9 @@ ROUTES: tuple[Route, ...] = (
         "POST", "/_emulator/qr_codes/{id}/pay", pix_payment.pay_from_control_plane, CONTROL, True
     ),
     Route("POST", "/_emulator/boletos/{id}/pay", boleto.pay_from_control_plane, CONTROL, True),
+    Route("GET", "/_emulator/checkouts", checkout_control.list_checkouts, CONTROL),
+    Route("POST", "/_emulator/checkouts/{id}/pay", checkout_control.pay, CONTROL),
+    Route("POST", "/_emulator/checkouts/{id}/expire", checkout_control.expire_now, CONTROL, True),
     Route("GET", "/_emulator/clock", plane.get_clock, CONTROL),
     Route("POST", "/_emulator/clock", plane.move_clock, CONTROL),
     Route("GET", "/_emulator/faults", plane.list_faults, CONTROL),
@@ -347,8 +362,10 @@ class Emulator:
                 raise
             call = Call(request, params, payload, account, self.clock.now())
             if route.locked:
-                # Boletos past due are cancelled (and notified) before anyone looks.
+                # Boletos past due are cancelled, checkouts past their time expired (and
+                # notified), before anyone looks.
                 boleto.expire_boletos(self._state, call.now, call.base_url)
+                checkouts.expire_checkouts(self._state, call.now, call.base_url)
             return route.handler(self._state, call)
         except (ProviderError, SimulationError) as error:
             return error.to_response()

@@ -8,6 +8,7 @@ from django_orderpay._deprecation import deprecated_getattr
 
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
+from .checkouts import Checkout, CheckoutStatus
 from .history import AppendOnlyError, ChangeSource, ChargeStatusChange
 from .money import format_cents
 from .notifications import DeliveryOutcome, NotificationDelivery, redact_headers
@@ -35,6 +36,8 @@ __all__ = [
     "Charge",
     "ChargeStatus",
     "ChargeStatusChange",
+    "Checkout",
+    "CheckoutStatus",
     "DeepLink",
     "DeliveryOutcome",
     "NotificationDelivery",

@@ -73,6 +73,15 @@ class Order(ProviderMirror):
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
+    #: The hosted checkout whose page made it (None for an order the shop created).
+    checkout = models.ForeignKey(
+        "django_orderpay.Checkout",
+        verbose_name=_("checkout"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="orders",
+    )
 
     objects = OrderQuerySet.as_manager()
 

@@ -47,17 +47,21 @@ from django_orderpay.exceptions import NotFound
 from django_orderpay.models import (
     ChangeSource,
     Charge,
+    Checkout,
     DeliveryOutcome,
     NotificationDelivery,
     Order,
 )
-from django_orderpay.services import refresh_order
-from django_orderpay.sync import SyncError, lock_order, sync_order, sync_transaction
+from django_orderpay.services import refresh_checkout, refresh_order
+from django_orderpay.sync import SyncError, lock_order, sync_checkout, sync_order, sync_transaction
 
 from . import recording
-from .verification import Rejected, named_charges, read_order
+from .verification import Rejected, is_checkout, named_charges, read_order
 
 logger = logging.getLogger("django_orderpay.notifications")
+
+#: The header PagBank names a hosted checkout with, on the notifications of its orders.
+PRODUCT_HEADER = "x-product-id"
 
 #: The HTTP status the view answers for each outcome: 2xx where the provider
 #: must stop retrying, 5xx where it should retry.
@@ -139,9 +143,65 @@ def _apply(
             payload = (client or get_client()).get_order(order.provider_id)
         sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order)
         result = Result.of(DeliveryOutcome.PROCESSED)
+    checkout_id = _product_id(delivery)
+    if checkout_id and order_id and result.outcome == DeliveryOutcome.PROCESSED:
+        _join_checkout(order_id, checkout_id, client)
     if result.outcome != DeliveryOutcome.PROCESSED or result.detail:
         recording.change_outcome(delivery, result.outcome, result.detail)
     return result
+
+
+def _product_id(delivery: NotificationDelivery) -> str:
+    """The checkout a delivery's ``x-product-id`` names ("" when none, or not a ``CHEC_`` id).
+
+    The log keeps headers as Django spells them (``X-Product-Id``): one lookup.
+    """
+    value = (delivery.headers or {}).get(PRODUCT_HEADER.title())
+    return value if isinstance(value, str) and is_checkout(value) else ""
+
+
+def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | None) -> None:
+    """An order made on one of this shop's checkouts' page: link it, once, as the provider says.
+
+    The header is not signed: it is only a hint to fetch the checkout with our
+    token, which lists its orders (and is followed for checkouts mirrored here
+    only). The order then takes the checkout's shop object.
+    """
+    if not Checkout.objects.filter(provider_id=checkout_id).exists():
+        return
+    if Order.objects.filter(provider_id=order_id, checkout__provider_id=checkout_id).exists():
+        return
+    try:
+        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+    except NotFound:
+        logger.info("checkout %s named by order %s is not this account's", checkout_id, order_id)
+
+
+def _apply_checkout(
+    delivery: NotificationDelivery,
+    payload: dict[str, Any],
+    checkout_id: str,
+    *,
+    trust_body: bool,
+    client: OrderPayClient | None,
+) -> Result:
+    """A hosted checkout's own notification: mirror the checkout and the orders it lists.
+
+    The checkout is fetched with this shop's token (which proves it is this
+    account's, and lists the orders made on its page), or with
+    ``NOTIFICATION_TRUST_BODY`` the verified body is applied as it is.
+    """
+    if trust_body:
+        sync_checkout(payload, source=ChangeSource.NOTIFICATION)
+        return Result.of(DeliveryOutcome.PROCESSED)
+    try:
+        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+    except NotFound:
+        detail = f"checkout {checkout_id} is not known to this account"
+        logger.info("notification delivery %s ignored: %s", delivery.pk, detail)
+        recording.change_outcome(delivery, DeliveryOutcome.IGNORED, detail)
+        return Result.of(DeliveryOutcome.IGNORED, detail)
+    return Result.of(DeliveryOutcome.PROCESSED)
 
 
 def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
@@ -193,10 +253,15 @@ def receive_delivery(
     trust_body = _trusts(delivery, order_id)
     try:
         with sync_transaction():
-            claimed, order = recording.claim(delivery, order_id)
+            checkout = is_checkout(order_id)
+            claimed, order = recording.claim(delivery, "" if checkout else order_id)
             if not claimed:
                 recording.record_duplicate(delivery)
                 return Result.of(DeliveryOutcome.DUPLICATE, "a copy of a processed delivery")
+            if checkout:
+                return _apply_checkout(
+                    delivery, payload, order_id, trust_body=trust_body, client=client
+                )
             return _apply(
                 delivery, payload, order_id, trust_body=trust_body, client=client, order=order
             )
@@ -244,6 +309,10 @@ def process_delivery(
             if claim == recording.Claim.MOVED:
                 # Another process (a worker, a replay) got to it since it was read.
                 return Result.of(delivery.outcome, delivery.error)
+            if is_checkout(order_id):
+                return _apply_checkout(
+                    delivery, payload, order_id, trust_body=trust_body, client=client
+                )
             return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
     except SyncError as exc:
         if trust_body:

@@ -6,7 +6,7 @@ fault, the way django-anymail's webhook validators do: a shop can add its
 own (an IP allow-list, say) by extending :data:`DEFAULT_CHECKS` on a
 subclass of the view. :func:`verify` runs them, then reads the body as an
 Order and names the order it is about (or, for a body without the order's
-id, the charges it names). :func:`decode_body` undoes a gzip
+id, the charges it names), or as a hosted Checkout, naming it. :func:`decode_body` undoes a gzip
 ``Content-Encoding`` first.
 
 Nothing here touches the database or the network.
@@ -34,6 +34,7 @@ JSON_MEDIA_TYPE: Final = "application/json"
 DEFAULT_MAX_BODY_SIZE: Final = rules.MAX_BODY_SIZE
 _ORDER_ID = rules.ORDER_ID_PATTERN
 _CHARGE_ID = rules.CHARGE_ID_PATTERN
+_CHECKOUT_ID = rules.CHECKOUT_ID_PATTERN
 #: ``Content-Encoding`` values :func:`decode_body` undoes ("identity" is no encoding).
 GZIP_ENCODINGS: Final = frozenset({"gzip", "x-gzip"})
 
@@ -296,10 +297,16 @@ def named_charges(payload: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def is_checkout(provider_id: str) -> bool:
+    """Whether ``provider_id`` names a hosted checkout (``CHEC_``) rather than an order."""
+    return provider_id.startswith("CHEC_")
+
+
 def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any], str]:
     """The body as a JSON object and the ``ORDE_`` id it names; :class:`Rejected` (400) if not.
 
-    The id is "" for a body that names no order but names charges
+    A hosted checkout's own notification names its ``CHEC_`` id instead
+    (:func:`is_checkout`). The id is "" for a body that names no order but names charges
     (:func:`named_charges`): an Order without its ``id``, or a Charge. Such a
     body is not what the provider documents sending, so it is never
     trusted; the order of a charge known here is re-fetched.
@@ -319,7 +326,9 @@ def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any
             valid=valid,
         )
     order_id = payload.get("id")
-    if isinstance(order_id, str) and _ORDER_ID.fullmatch(order_id):
+    if isinstance(order_id, str) and (
+        _ORDER_ID.fullmatch(order_id) or _CHECKOUT_ID.fullmatch(order_id)
+    ):
         return payload, order_id
     names_charges = order_id is None or (
         isinstance(order_id, str) and _CHARGE_ID.fullmatch(order_id)
@@ -329,7 +338,8 @@ def read_order(body: bytes, *, valid: bool | None = None) -> tuple[dict[str, Any
     raise Rejected(
         400,
         "invalid_order_id",
-        "must be the order's ORDE_ id (or the body must name its charges' CHAR_ ids)",
+        "must be the order's ORDE_ id, a checkout's CHEC_ id, or the body must name its "
+        "charges' CHAR_ ids",
         field="id",
         valid=valid,
     )

@@ -35,7 +35,7 @@ from rest_framework.views import APIView
 
 from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
-from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order
+from django_orderpay.models import Checkout, DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert
 
@@ -50,6 +50,7 @@ from .verification import (
     Rejected,
     check_declared_size,
     decode_body,
+    is_checkout,
     read_order,
     too_large,
     verify,
@@ -101,11 +102,13 @@ def _whose(order_id: str) -> tuple[str, int]:
     to a setting. Only the log says which: the answer must not tell a
     stranger which orders exist. ``(text, logging level)``.
     """
-    if Order.objects.filter(provider_id=order_id).exists():
+    mirror = Checkout if is_checkout(order_id) else Order
+    what = mirror._meta.model_name
+    if mirror.objects.filter(provider_id=order_id).exists():
         advice = "is the API token that created it in NOTIFICATION_TOKENS?"
-        return f"order {order_id} is this shop's; {advice}", logging.WARNING
+        return f"{what} {order_id} is this shop's; {advice}", logging.WARNING
     return (
-        f"order {order_id} is unknown here: another merchant's or environment's notification?",
+        f"{what} {order_id} is unknown here: another merchant's or environment's notification?",
         logging.INFO,
     )
 

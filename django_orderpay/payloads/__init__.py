@@ -25,6 +25,18 @@ from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
 from .card import Card, PaymentMethod
 from .charge import ACCOUNT_ID_PATTERN, Amount, ChargeRequest, Receiver, Recurring, Splits
+from .checkout import (
+    CardInstallments,
+    CheckoutCustomer,
+    CheckoutItem,
+    CheckoutPaymentMethod,
+    CheckoutPhone,
+    CheckoutRequest,
+    CheckoutShipping,
+    RecurrencePlan,
+    ShippingBox,
+)
+from .checkout_parse import checkout_from_dict, validate_checkout_dict
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
 from .order import DeepLink, OrderRequest, PayRequest
 from .parse import (
@@ -44,7 +56,14 @@ __all__ = [
     "BoletoPayment",
     "BuyerInterest",
     "Card",
+    "CardInstallments",
     "ChargeRequest",
+    "CheckoutCustomer",
+    "CheckoutItem",
+    "CheckoutPaymentMethod",
+    "CheckoutPhone",
+    "CheckoutRequest",
+    "CheckoutShipping",
     "Customer",
     "DeepLink",
     "FieldError",
@@ -59,11 +78,15 @@ __all__ = [
     "Phone",
     "QrCode",
     "Receiver",
+    "RecurrencePlan",
     "Recurring",
     "Shipping",
+    "ShippingBox",
     "Splits",
+    "checkout_from_dict",
     "order_from_dict",
     "pay_request_from_dict",
+    "validate_checkout_dict",
     "validate_order_dict",
     "validate_pay_dict",
 ]

@@ -1,4 +1,5 @@
-"""What a shop calls: create, pay, capture, cancel, refresh, split, stored cards, deeplinks.
+"""What a shop calls: create, pay, capture, cancel, refresh, split, stored cards, deeplinks,
+and PagBank's hosted Checkout.
 
 Every service validates its body through :mod:`django_orderpay.payloads`,
 calls the provider through :mod:`django_orderpay.client` with an explicit or
@@ -13,6 +14,13 @@ from __future__ import annotations
 from .card_storage import store_card
 from .cards import CardTokenNotOwned, pay_with_card_token, remove_card_token, token_charge
 from .charges import cancel_charge, capture_charge
+from .checkouts import (
+    activate_checkout,
+    create_checkout,
+    inactivate_checkout,
+    payable_checkout,
+    refresh_checkout,
+)
 from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
@@ -25,16 +33,21 @@ __all__ = [
     "CardTokenNotOwned",
     "InstallmentPlan",
     "ThreeDSSession",
+    "activate_checkout",
     "cancel_charge",
     "capture_charge",
     "clear_public_key_cache",
     "create_3ds_session",
+    "create_checkout",
     "create_order",
     "get_public_key",
     "get_split",
+    "inactivate_checkout",
     "installment_plans",
     "pay_order",
     "pay_with_card_token",
+    "payable_checkout",
+    "refresh_checkout",
     "refresh_order",
     "remove_card_token",
     "simulate_deeplink_payment",

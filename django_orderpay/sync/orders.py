@@ -156,6 +156,10 @@ def _finish(
         order.synced_at = timezone.now()
         writes.update(order, [*changed, "synced_at"])
     writes.flush()
+    if order.checkout_id is not None and order.status != before["status"]:
+        from .checkouts import order_changed  # it syncs orders with this module
+
+        order_changed(order, source)
 
 
 def _sync_deeplink(order: Order, state: DeeplinkState, *, new_order: bool) -> None:

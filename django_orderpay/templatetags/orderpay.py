@@ -20,6 +20,8 @@
   with a copy button, and the time left until it expires.
 - ``{% orderpay_boleto charge %}``: a boleto's typeable line with a copy button,
   its due date, barcode and PDF link.
+- ``{% orderpay_checkout_url checkout %}``: the shop's link that sends the
+  shopper to a hosted checkout's page (``hosted_checkout.checkout_link``).
 
 Both take ``poll_url`` (a URL answering JSON with a ``"status"``), ``status``
 (the one shown now) and ``next_url``: the page then asks every two seconds and
@@ -44,7 +46,8 @@ from django.utils.translation import gettext_lazy
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import Charge, Order, QrCode, format_cents
+from django_orderpay.hosted_checkout import checkout_link
+from django_orderpay.models import Charge, Checkout, Order, QrCode, format_cents
 
 from ._threeds import threeds_config
 
@@ -259,3 +262,9 @@ def orderpay_boleto(
         "prefix": prefix,
         **_follow(poll_url, status or charge.status, next_url),
     }
+
+
+@register.simple_tag
+def orderpay_checkout_url(checkout: Checkout) -> str:
+    """The shop's path that redirects to ``checkout``'s PagBank page (see ``hosted_checkout``)."""
+    return checkout_link(checkout)

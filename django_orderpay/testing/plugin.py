@@ -140,6 +140,15 @@ class OrderPayEmulator:
         """A payer pays the boleto (its id or its charge's ``CHAR_`` id); the charge's JSON."""
         return self.control("POST", f"boletos/{boleto_or_charge_id}/pay")
 
+    def pay_checkout(self, checkout_id: str, method: str = "CREDIT_CARD", **details: Any) -> Any:
+        """A shopper pays the hosted checkout ``CHEC_...`` on its page (``CREDIT_CARD``, ``PIX``
+        or ``BOLETO``; ``details`` as the control plane takes them); the order's JSON."""
+        return self.control("POST", f"checkouts/{checkout_id}/pay", {"method": method, **details})
+
+    def expire_checkout(self, checkout_id: str) -> dict[str, Any]:
+        """The hosted checkout's time runs out now (it is notified); the checkout's JSON."""
+        return self.control("POST", f"checkouts/{checkout_id}/expire")
+
     def advance_clock(self, seconds: float) -> None:
         """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due."""
         self.control("POST", "clock", {"advance_seconds": seconds})

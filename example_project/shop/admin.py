@@ -15,6 +15,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
+from django_orderpay.admin import create_payment_link
 from django_orderpay.models import Charge, format_cents
 
 from .models import Product, Purchase, PurchaseLine
@@ -65,6 +66,8 @@ class PurchaseAdmin(admin.ModelAdmin):
     search_fields = ("customer_name", "customer_email", "reference")
     readonly_fields = ("reference", "user", "created_at", "total_display", "payment", "charges")
     inlines = (PurchaseLineInline,)
+    # Staff send a PagBank payment link (a hosted checkout) for a purchase.
+    actions = (create_payment_link,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Purchase]:
         return super().get_queryset(request).prefetch_related("lines")  # the totals

@@ -39,6 +39,7 @@ from .payments import (
     app_order,
     boleto_order,
     card_order,
+    hosted_checkout,
     is_mobile,
     payment_state,
     pix_order,
@@ -219,6 +220,24 @@ def pay_boleto(request: HttpRequest, purchase: Purchase) -> HttpResponse:
         lambda: boleto_order(purchase, request.user),
         _("The boleto could not be issued."),
     )
+
+
+@require_POST
+@purchase_view
+def pay_on_pagbank(request: HttpRequest, purchase: Purchase) -> HttpResponse:
+    """Send the shopper to PagBank's own page for the purchase (a hosted checkout)."""
+    refusal = _unless_payable(request, purchase)
+    if refusal is not None:
+        return refusal
+    back = request.build_absolute_uri(purchase.get_absolute_url())
+    try:
+        checkout = hosted_checkout(purchase, request.user, back)
+    except OrderPayError as error:
+        logger.warning("purchase %s: %s", purchase.pk, error)
+        failure = _("PagBank's page could not be prepared.")
+        messages.error(request, f"{failure} {refusal_message(error)}")
+        return redirect("shop:pay", reference=purchase.reference)
+    return redirect(checkout.pay_url)
 
 
 @require_POST

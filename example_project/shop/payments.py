@@ -4,7 +4,9 @@ Card and saved-card payments use one provider order per purchase, created
 without charges and then paid (so a declined card can be retried on the same
 order). Paying in the provider's app, by Pix and by boleto each need an order
 of their own: created with a deeplink, with a QR code, or with a boleto charge
-(each reused while it can still be paid).
+(each reused while it can still be paid). Paying on PagBank's own page is a
+hosted checkout of the purchase (reused while its page takes payments): each
+payment made there is an order of the purchase, as the others are.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from django_orderpay import payloads, rules, services
 from django_orderpay.models import (
     Charge,
     ChargeStatus,
+    Checkout,
     DeepLink,
     Order,
     OrderStatus,
@@ -47,12 +50,14 @@ BOLETO_DAYS = 3
 WAITING_APP = "WAITING_APP"
 WAITING_PIX = "WAITING_PIX"
 WAITING_BOLETO = "WAITING_BOLETO"
+WAITING_CHECKOUT = "WAITING_CHECKOUT"
 UNPAID = "UNPAID"
 LABELS = {
     UNPAID: gettext_lazy("Not paid yet"),
     WAITING_APP: gettext_lazy("Waiting for payment in the PagBank app"),
     WAITING_PIX: gettext_lazy("Waiting for the Pix payment"),
     WAITING_BOLETO: gettext_lazy("Waiting for the boleto to be paid"),
+    WAITING_CHECKOUT: gettext_lazy("Waiting for the payment on PagBank's page"),
     OrderStatus.EXPIRED: gettext_lazy("Expired unpaid"),
     OrderStatus.CREATED: gettext_lazy("Not paid yet"),
     OrderStatus.WAITING: gettext_lazy("Waiting for payment"),
@@ -64,7 +69,15 @@ LABELS = {
 }
 #: Where the shopper may (still, or again) pay, or pay another way.
 PAYABLE = frozenset(
-    {UNPAID, WAITING_APP, WAITING_PIX, WAITING_BOLETO, OrderStatus.DECLINED, OrderStatus.EXPIRED}
+    {
+        UNPAID,
+        WAITING_APP,
+        WAITING_PIX,
+        WAITING_BOLETO,
+        WAITING_CHECKOUT,
+        OrderStatus.DECLINED,
+        OrderStatus.EXPIRED,
+    }
 )
 #: Statuses that change only if the shopper acts again: the status page stops polling.
 SETTLED = frozenset(
@@ -206,6 +219,54 @@ def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | No
     return services.create_order(body, user=_user(user), shop_object=purchase)
 
 
+#: How long the purchase's PagBank page takes payments (PagBank's default is two hours).
+CHECKOUT_HOURS = 2
+
+
+def hosted_checkout(
+    purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None, back_url: str
+) -> Checkout:
+    """The purchase's PagBank page (a hosted checkout), reused while it takes payments.
+
+    The shopper comes back to ``back_url`` (the status page) once paid. The
+    buyer's details fill the page in (they may change them there); the
+    purchase's address is where it goes. Raises the services' errors.
+    """
+    existing = services.payable_checkout(purchase)
+    if existing is not None:
+        return existing
+    phone = None
+    if re.fullmatch(r"9[0-9]{8}", purchase.phone_number):
+        phone = payloads.CheckoutPhone(area=purchase.phone_area, number=purchase.phone_number)
+    expires = timezone.now().replace(microsecond=0) + dt.timedelta(hours=CHECKOUT_HOURS)
+    body = payloads.CheckoutRequest(
+        reference_id=purchase.reference_id,
+        expiration_date=expires,
+        customer=payloads.CheckoutCustomer(
+            name=purchase.customer_name,
+            email=purchase.customer_email,
+            tax_id=purchase.customer_tax_id,
+            phone=phone,
+        ),
+        customer_modifiable=True,
+        items=tuple(
+            payloads.CheckoutItem(
+                reference_id=f"sku-{line.product_id}" if line.product_id else None,
+                name=line.name[:100],
+                quantity=line.quantity,
+                unit_amount=line.unit_amount,
+            )
+            for line in purchase.lines.all()
+        ),
+        shipping=payloads.CheckoutShipping(
+            type="FREE", address=_address(purchase), address_modifiable=False
+        ),
+        redirect_url=back_url,
+        return_url=back_url,
+    )
+    return services.create_checkout(body, user=_user(user), shop_object=purchase)
+
+
 @dataclass(frozen=True)
 class PaymentState:
     """Where a purchase's payment stands, for the status page and its JSON."""
@@ -247,6 +308,8 @@ class PaymentState:
             )
         if self.status == OrderStatus.EXPIRED:
             return _("The time to pay ran out before the payment arrived. You may pay again.")
+        if self.status == WAITING_CHECKOUT:
+            return _("If you paid on PagBank's page, this page updates when PagBank confirms it.")
         if charge is None:
             if self.status == WAITING_APP:
                 return _("Open the PagBank app to pay; this page updates when the payment arrives.")
@@ -317,7 +380,8 @@ def payment_state(purchase: Purchase) -> PaymentState:
         purchase.payment_orders().select_related("deeplink").prefetch_related("charges", "qr_codes")
     )
     if not orders:
-        return PaymentState(UNPAID, None, None, None)
+        waiting = services.payable_checkout(purchase) is not None
+        return PaymentState(WAITING_CHECKOUT if waiting else UNPAID, None, None, None)
     paid = [order for order in orders if order.status == OrderStatus.PAID]
     order = paid[0] if paid else orders[0]
     charges = sorted(order.charges.all(), key=lambda c: (c.created_at is None, c.created_at, c.pk))

@@ -29,6 +29,9 @@ urlpatterns = [
     path("orders/<uuid:reference>/pay/pix/", payment_views.pay_pix, name="pay_pix"),
     path("orders/<uuid:reference>/pay/boleto/", payment_views.pay_boleto, name="pay_boleto"),
     path(
+        "orders/<uuid:reference>/pay/pagbank/", payment_views.pay_on_pagbank, name="pay_on_pagbank"
+    ),
+    path(
         "orders/<uuid:reference>/pay/pix/simulate/",
         payment_views.simulate_pix_payment,
         name="simulate_pix_payment",

@@ -285,6 +285,7 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "partial_refund_status": "PAID",
         "installments_18x": False,
         "fees_configured": True,
+        "recurrent_checkout": False,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
     assert changed.json()["options"]["partial_refund_status"] == "CANCELED"

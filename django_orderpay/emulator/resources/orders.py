@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+from datetime import datetime
+from typing import Any
 
 from ..serving.http import Response
 from ..state import errors, ids
@@ -55,14 +57,37 @@ def has_open_charge(state: State, order: OrderRecord) -> bool:
 
 def create_order(state: State, call: Call) -> Response:
     """``POST /orders``: 201, the Order; charges run at once, a deeplink is generated."""
-    body = call.payload
+    order = open_order(
+        state, call.payload, account=call.merchant, now=call.now, base_url=call.base_url
+    )
+    return Response.json(201, order_json(state, order, call.base_url))
+
+
+def open_order(
+    state: State,
+    body: dict[str, Any],
+    *,
+    account: str,
+    now: datetime,
+    base_url: str,
+    checkout_id: str | None = None,
+    notification_urls: list[str] | None = None,
+) -> OrderRecord:
+    """Validate an Orders API body, create the order, run its charges and notify it.
+
+    ``POST /orders``'s work, shared with a checkout's page (``checkout_id``),
+    whose orders are notified to its ``payment_notification_urls``
+    (``notification_urls``: any number of them, checked by the checkout).
+    """
     reject_unknown(body, ORDER_KEYS, "")
     reference_id = require_str(body, "reference_id", "", limit="reference_id", optional=True)
     validate_customer(body.get("customer"))
     validate_items(body.get("items"))
     if body.get("shipping") is not None:
         validate_shipping(body["shipping"])
-    validate_notification_urls(body.get("notification_urls"))
+    if notification_urls is None:
+        validate_notification_urls(body.get("notification_urls"))
+        notification_urls = list(body.get("notification_urls") or [])
     metadata = validate_metadata(body.get("metadata"))
     if body.get("charges") is not None and body.get("deep_links") is not None:
         raise errors.invalid("deep_links", "deep_links_not_allowed_with_charges")
@@ -70,37 +95,38 @@ def create_order(state: State, call: Call) -> Response:
         raise errors.invalid("qr_codes", "qr_codes_not_allowed_with_charges")
     qr_codes = []
     if body.get("qr_codes") is not None:
-        qr_codes = validate_qr_codes(body["qr_codes"], now=call.now)
+        qr_codes = validate_qr_codes(body["qr_codes"], now=now)
     requests = []
     if body.get("charges") is not None:
-        requests = parse_charges(body["charges"], account=call.merchant, state=state)
+        requests = parse_charges(body["charges"], account=account, state=state)
     if body.get("deep_links") is not None:
         validate_deep_links(body["deep_links"])
 
     order = OrderRecord(
         id=ids.new_id("ORDE_"),
-        account=call.merchant,
-        created_at=call.now,
+        account=account,
+        created_at=now,
         reference_id=reference_id,
         customer=copy.deepcopy(body["customer"]),
         items=copy.deepcopy(body["items"]),
         shipping=copy.deepcopy(body.get("shipping")),
-        notification_urls=list(body.get("notification_urls") or []),
+        notification_urls=notification_urls,
         metadata=metadata,
+        checkout_id=checkout_id,
     )
     state.orders[order.id] = order
     if body.get("deep_links") is not None:
         deeplink = build_deeplink(
-            body["deep_links"][0], order_id=order.id, created_at=call.now, base_url=call.base_url
+            body["deep_links"][0], order_id=order.id, created_at=now, base_url=base_url
         )
         state.deeplinks[deeplink.id] = deeplink
         order.deeplink_id = deeplink.id
     build_qr_codes(state, order, qr_codes)
     for request in requests:
-        execute(state, order, request, call.now)
+        execute(state, order, request, now)
     if requests:
-        notify_order(state, order, call.base_url)
-    return Response.json(201, order_json(state, order, call.base_url))
+        notify_order(state, order, base_url)
+    return order
 
 
 def get_order(state: State, call: Call) -> Response:

@@ -136,13 +136,23 @@ def body_bytes(payload: Any) -> bytes:
 
 
 def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
-    """Queue the whole Order to each of its ``notification_urls``, signed for its merchant."""
-    if not order.notification_urls:
-        return
-    body = body_bytes(order_json(state, order, base_url))
-    token = state.token_of(order.account)
-    headers = {"Content-Type": "application/json"}
-    if token is not None:
-        headers["x-authenticity-token"] = authenticity_token(token, body)
-    for url in order.notification_urls:
-        state.notifier.submit(url, body, headers)
+    """Queue the whole Order to each of its ``notification_urls``, signed for its merchant.
+
+    An order a checkout's page made names the checkout in ``x-product-id``,
+    and the checkout itself is notified too (:mod:`.checkouts`).
+    """
+    checkout = state.checkouts.get(order.checkout_id) if order.checkout_id else None
+    if order.notification_urls:
+        body = body_bytes(order_json(state, order, base_url))
+        token = state.token_of(order.account)
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["x-authenticity-token"] = authenticity_token(token, body)
+        if order.checkout_id is not None:
+            headers["x-product-id"] = order.checkout_id
+        for url in order.notification_urls:
+            state.notifier.submit(url, body, headers)
+    if checkout is not None:
+        from .checkouts import notify_checkout  # checkouts renders orders with this module
+
+        notify_checkout(state, checkout, base_url)

@@ -122,12 +122,18 @@ DATA_KEYS = frozenset(
 )
 
 
+def new_session(state: State, account: str, now: datetime) -> Session:
+    """A checkout-SDK session authenticating cards for ``account`` (its token, or its checkout)."""
+    state.threeds.prune(now)
+    session = Session(secrets.token_hex(32), account, now + SESSION_LIFETIME)
+    state.threeds.sessions[session.id] = session
+    return session
+
+
 def create_session(state: State, call: Call) -> Response:
     """``POST /checkout-sdk/sessions`` (no body): 201 ``{session, expires_at}`` (epoch ms)."""
     reject_unknown(call.payload, (), "")
-    state.threeds.prune(call.now)
-    session = Session(secrets.token_hex(32), call.merchant, call.now + SESSION_LIFETIME)
-    state.threeds.sessions[session.id] = session
+    session = new_session(state, call.merchant, call.now)
     expires_at = int(session.expires_at.timestamp() * 1000)
     return Response.json(201, {"session": session.id, "expires_at": expires_at})
 

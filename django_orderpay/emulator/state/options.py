@@ -34,6 +34,9 @@ class Options:
     #: Whether the account has installment fees (``GET /charges/fees/calculate``):
     #: off, it answers ``fees_not_configured`` as for an account without them.
     fees_configured: bool = True
+    #: Whether the account may create recurrent checkouts (``recurrence_plan``): off,
+    #: ``recurrent_checkout_disabled``, as for an account PagBank has not enabled.
+    recurrent_checkout: bool = False
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -46,6 +49,8 @@ class Options:
             raise ValueError("installments_18x must be true or false")
         if not isinstance(self.fees_configured, bool):
             raise ValueError("fees_configured must be true or false")
+        if not isinstance(self.recurrent_checkout, bool):
+            raise ValueError("recurrent_checkout must be true or false")
 
     @property
     def max_installments(self) -> int:

@@ -5,7 +5,7 @@ megabytes a thousand orders for as long as ``make demo`` runs. Past
 ``orders`` orders the oldest is forgotten whole (its charges, splits,
 deeplink and QR codes, then a ``GET`` of it is a 404, as for an id never
 made), and the other stores are held to sizes derived from it: stored
-cards, idempotent answers and finished notification deliveries. A pending
+checkouts, cards, idempotent answers and finished notification deliveries. A pending
 delivery is never dropped. Set it when building the emulator
 (``Emulator(retain_orders=N)``) or on the control plane
 (``POST /_emulator/retention``).
@@ -84,6 +84,11 @@ def trim(state: State) -> int:
     forgotten = _oldest(state.orders, excess) if excess > 0 else []
     for order_id in forgotten:
         forget_order(state, order_id)
+    extra_checkouts = len(state.checkouts) - retention.orders
+    if extra_checkouts > 0:
+        for checkout_id in _oldest(state.checkouts, extra_checkouts):
+            del state.checkouts[checkout_id]
+            state.open_checkouts.discard(checkout_id)
     extra_cards = len(state.cards) - retention.cards
     if extra_cards > 0:
         for card_id in _oldest(state.cards, extra_cards):
@@ -98,6 +103,7 @@ def kept(state: State) -> dict[str, int]:
     return {
         "orders": len(state.orders),
         "charges": len(state.charges),
+        "checkouts": len(state.checkouts),
         "cards": len(state.cards),
         "idempotent_answers": len(state.idempotency),
         "deliveries": state.notifier.recorded(),

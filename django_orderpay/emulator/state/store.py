@@ -108,6 +108,28 @@ class OrderRecord:
     deeplink_id: str | None = None
     metadata: dict[str, Any] | None = None
     qr_code_ids: list[str] = field(default_factory=list)
+    #: The checkout whose page made it (its notifications say so in ``x-product-id``).
+    checkout_id: str | None = None
+
+
+@dataclass
+class CheckoutRecord:
+    """A hosted checkout (``CHEC_``): what the merchant sent, as answered, and its orders.
+
+    ``body`` is the checkout in the answer's form (see ``checkout_rules``);
+    ``code`` is the capability in its ``PAY`` link, as PagBank's
+    ``pagamento?code=``; ``status`` is ACTIVE or INACTIVE until the clock
+    passes ``expires_at``, then EXPIRED for good.
+    """
+
+    id: str
+    account: str
+    created_at: datetime
+    expires_at: datetime
+    code: str
+    body: dict[str, Any]
+    status: str = "ACTIVE"
+    order_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -152,6 +174,10 @@ class State:
     splits: dict[str, SplitRecord] = field(default_factory=dict)
     deeplinks: dict[str, Deeplink] = field(default_factory=dict)
     qr_codes: dict[str, QrCodeRecord] = field(default_factory=dict)
+    #: Hosted checkouts, by id (their pages find them by ``code``).
+    checkouts: dict[str, CheckoutRecord] = field(default_factory=dict)
+    #: Checkouts not EXPIRED yet, by id: the clock expires them.
+    open_checkouts: set[str] = field(default_factory=set)
     #: Boleto charges still WAITING, by charge id: the clock cancels them after their due date.
     waiting_boletos: set[str] = field(default_factory=set)
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
@@ -166,13 +192,15 @@ class State:
         return None
 
     def clear(self) -> None:
-        """Forget every order, charge, card, split, deeplink and idempotent answer."""
+        """Forget every order, charge, card, split, deeplink, checkout and idempotent answer."""
         self.orders.clear()
         self.charges.clear()
         self.cards.clear()
         self.splits.clear()
         self.deeplinks.clear()
         self.qr_codes.clear()
+        self.checkouts.clear()
+        self.open_checkouts.clear()
         self.waiting_boletos.clear()
         self.idempotency.clear()
         self.threeds.clear()

@@ -1,4 +1,4 @@
-"""Fetching many orders at once for ``orderpay_sync``, and showing how far it got.
+"""Fetching many orders at once for ``orderpay_sync``, and showing how far it got; checkouts.
 
 :func:`fetch_all` refreshes orders from a few threads, each with its own
 database connection (closed when it is done) and its own HTTP client: the
@@ -18,8 +18,8 @@ from django.core.management.base import OutputWrapper
 from django.db import connection, connections
 
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import ChangeSource, Order
-from django_orderpay.services import refresh_order
+from django_orderpay.models import ChangeSource, Checkout, Order
+from django_orderpay.services import refresh_checkout, refresh_order
 
 Target = Order | str
 Fetched = Order | OrderPayError
@@ -131,3 +131,31 @@ class Progress:
     def _write(self, text: str) -> None:
         self.stream.write(text, ending="")
         self.stream.flush()
+
+
+def refresh_checkouts(
+    checkouts: Sequence[Checkout | str],
+    stdout: OutputWrapper,
+    stderr: OutputWrapper,
+    *,
+    verbose: bool,
+) -> int:
+    """Re-fetch each checkout with the orders made on its page, saying so; how many failed."""
+    failures = 0
+    for checkout in checkouts:
+        name = checkout.provider_id if isinstance(checkout, Checkout) else checkout
+        before = checkout.status if isinstance(checkout, Checkout) else None
+        try:
+            fetched = refresh_checkout(checkout)
+        except OrderPayError as exc:
+            failures += 1
+            stderr.write(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        if verbose:
+            change = (
+                f"{before} -> {fetched.status}"
+                if before not in (None, fetched.status)
+                else fetched.status
+            )
+            stdout.write(f"{name}: {change}, {fetched.orders.count()} orders")
+    return failures

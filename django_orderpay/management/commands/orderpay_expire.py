@@ -10,6 +10,12 @@ paid one becomes PAID, an unpaid Pix order EXPIRED (``order_expired`` is
 sent once, after commit), a boleto the provider cancelled CANCELED, and one
 the provider still holds open stays WAITING for the next run.
 
+A hosted checkout still ACTIVE (or INACTIVE) in the mirror after its
+``expiration_date`` is fetched too (``services.refresh_checkout``), with the
+orders made on its page: it becomes EXPIRED, and ``checkout_expired`` is
+sent once if nothing was paid through it. Its orders are never cancelled
+for it: a checkout that expired after being paid stays paid.
+
 Safe to run concurrently (from cron on several machines): each refresh
 holds the order's row lock, and a status moves, and signals, only once.
 Exit status 0 when every order was fetched, 1 when any failed.
@@ -25,8 +31,10 @@ from django.utils import timezone
 
 from django_orderpay import rules
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus, QrCode
+from django_orderpay.models import Charge, ChargeStatus, Checkout, Order, OrderStatus, QrCode
 from django_orderpay.services import refresh_order
+
+from ._fetching import refresh_checkouts
 
 
 def past_their_window() -> Any:
@@ -63,6 +71,10 @@ class Command(BaseCommand):
             if verbose:
                 self.stdout.write(f"{order.provider_id}: {order.status} -> {refreshed.status}")
         summary = f"{len(targets) - failures} of {len(targets)} orders past their window checked"
+        checkouts = list(Checkout.objects.past_expiry().order_by("expires_at", "pk"))
+        failures += refresh_checkouts(checkouts, self.stdout, self.stderr, verbose=verbose)
+        if checkouts:
+            summary += f"; {len(checkouts)} checkouts past their time checked"
         if failures:
             raise CommandError(f"{summary}; {failures} failed (see above)")
         self.stdout.write(self.style.SUCCESS(summary))

@@ -1,4 +1,5 @@
-"""``manage.py orderpay_sync [ORDE_... ...]``: re-fetch orders to recover missed notifications.
+"""``manage.py orderpay_sync [ORDE_... CHEC_... ...]``: re-fetch orders (and hosted checkouts)
+to recover missed notifications.
 
 Without ids it re-fetches every order whose state may still change at the
 provider on its own (``Order.objects.not_final()``: no charge yet, or a
@@ -9,6 +10,12 @@ an API call each on every run forever. Each goes through
 fires the same signals a notification would. Run it from cron, e.g. every
 15 minutes: the provider's delivery is at least once, but a lost one is
 only recovered by asking.
+
+Hosted checkouts not EXPIRED yet (``Checkout.objects.not_final()``, within
+``--max-age`` too) are re-fetched first, each with the orders made on its
+page (``services.refresh_checkout``): a payment whose notifications were all
+lost is adopted and linked to its checkout and shop object that way. A
+``CHEC_`` id given re-fetches that checkout.
 
 Then it works through the operations whose outcome is unknown (a create,
 pay, capture or refund whose call got no answer): the refresh above settles
@@ -44,12 +51,13 @@ from django.utils import timezone
 from django_orderpay import rules
 from django_orderpay.conf import MAX_SYNC_CONCURRENCY, get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import Operation, OperationState, Order
+from django_orderpay.models import Checkout, Operation, OperationState, Order
 from django_orderpay.services import operations
 
-from ._fetching import Progress, fetch_all
+from ._fetching import Progress, fetch_all, refresh_checkouts
 
 _ORDER_ID = rules.ORDER_ID_PATTERN
+_CHECKOUT_ID = rules.CHECKOUT_ID_PATTERN
 
 
 class Command(BaseCommand):
@@ -83,8 +91,11 @@ class Command(BaseCommand):
             concurrency = get_settings().sync_concurrency
         elif not 1 <= concurrency <= MAX_SYNC_CONCURRENCY:
             raise CommandError(f"--concurrency must be 1 to {MAX_SYNC_CONCURRENCY}")
+        given = list(order_ids)
+        checkouts: list[Checkout | str] = [i for i in given if _CHECKOUT_ID.fullmatch(i)]
+        order_ids = [i for i in given if not _CHECKOUT_ID.fullmatch(i)]
         targets: list[Order | str]
-        if order_ids:
+        if given:
             wrong = [order_id for order_id in order_ids if not _ORDER_ID.fullmatch(order_id)]
             if wrong:
                 raise CommandError(f"not an order id (ORDE_...): {', '.join(wrong)}")
@@ -94,15 +105,22 @@ class Command(BaseCommand):
             targets = list(order_ids)
         else:
             orders = Order.objects.not_final()
+            open_checkouts = Checkout.objects.not_final()
             if max_age is not None:
                 if max_age < 1:
                     raise CommandError("--max-age must be 1 or more")
-                cutoff = timezone.now() - dt.timedelta(days=max_age)
-                orders = orders.filter(Q(created_at__gte=cutoff) | Q(created_at__isnull=True))
+                recent = Q(created_at__gte=timezone.now() - dt.timedelta(days=max_age))
+                orders = orders.filter(recent | Q(created_at__isnull=True))
+                open_checkouts = open_checkouts.filter(recent | Q(created_at__isnull=True))
             targets = list(orders.order_by("created_at", "pk"))
+            checkouts = list(open_checkouts.order_by("created_at", "pk"))
         verbosity = options.get("verbosity", 1)
-        progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
+        # Checkouts first: the orders made on their pages are adopted and linked with them.
+        checkout_failures = refresh_checkouts(
+            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1
+        )
         failures = 0
+        progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
         for target, fetched in fetch_all(targets, concurrency):
             order_id = target.provider_id if isinstance(target, Order) else target
             before = target.status if isinstance(target, Order) else None
@@ -119,7 +137,11 @@ class Command(BaseCommand):
             progress.advance(failures)
         progress.clear()
         summary = f"{len(targets) - failures} of {len(targets)} orders re-fetched"
-        if not order_ids:
+        if checkouts:
+            fetched_checkouts = len(checkouts) - checkout_failures
+            summary += f", {fetched_checkouts} of {len(checkouts)} checkouts"
+        failures += checkout_failures
+        if not given:
             unanswered = self._operations(verbosity >= 1)
             failures += unanswered
             summary += self._waiting()
