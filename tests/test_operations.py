@@ -7,6 +7,8 @@ runs the whole fault matrix, this module pins each rule on its own.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import re
 import threading
 
 import pytest
@@ -442,6 +444,20 @@ def test_a_creates_key_depends_on_its_body():
 
     assert operation_key("create", "s", 0, body) != operation_key("create", "s", 0, other)
     assert operation_key("create", "s", 0, body) == operation_key("create", "s", 0, dict(body))
+
+
+def test_a_key_is_the_same_whatever_order_the_body_was_built_in():
+    # Two processes (or two versions during a deploy) must derive the same key for the
+    # same operation: the digest is of canonical JSON, sorted keys and no spaces.
+    body = {"amount": {"value": 300, "currency": "BRL"}, "reference_id": "r-1"}
+    built_backwards = {"reference_id": "r-1", "amount": {"currency": "BRL", "value": 300}}
+    canonical = b'{"amount":{"currency":"BRL","value":300},"reference_id":"r-1"}'
+
+    assert digest(body) == digest(built_backwards) == hashlib.sha256(canonical).hexdigest()
+    key = operation_key("cancel", "cancel:CHAR_1:300", 0, body)
+    assert re.fullmatch(r"orderpay-cancel-[0-9a-f]{40}", key)
+    assert key == operation_key("cancel", "cancel:CHAR_1:300", 0, built_backwards)
+    assert key != operation_key("capture", "cancel:CHAR_1:300", 0, body)
 
 
 @pytest.mark.parametrize(

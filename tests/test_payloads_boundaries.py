@@ -74,3 +74,40 @@ def test_each_installment_is_at_least_five_reais(value, installments, accepted):
 
     assert (paths == []) is accepted, paths
     assert accepted or paths == [INSTALLMENTS]
+
+
+@pytest.mark.parametrize(
+    ("quantity", "message"),
+    [
+        (0, "must be between 1 and 99999"),
+        (rules.MAX_QUANTITY + 1, "must be between 1 and 99999"),
+        (1.5, "must be an integer"),  # a count, not money: no word of cents
+        (samples.OMIT, "is required"),
+    ],
+)
+def test_an_integer_outside_its_limits_is_refused_saying_which(quantity, message):
+    body = samples.order_request(
+        items=[
+            {"reference_id": "sku-1", "name": "Camiseta", "quantity": quantity, "unit_amount": 500}
+        ],
+        charges=samples.OMIT,
+    )
+    if quantity is samples.OMIT:
+        del body["items"][0]["quantity"]
+
+    with pytest.raises(PayloadError) as caught:
+        validate_order_dict(body)
+
+    assert [str(error) for error in caught.value.errors] == [f"items[0].quantity: {message}"]
+
+
+@pytest.mark.parametrize("quantity", [1, rules.MAX_QUANTITY])
+def test_an_integer_at_its_limits_is_accepted(quantity):
+    body = samples.order_request(
+        items=[
+            {"reference_id": "sku-1", "name": "Camiseta", "quantity": quantity, "unit_amount": 500}
+        ],
+        charges=samples.OMIT,
+    )
+
+    assert validate_order_dict(body)["items"][0]["quantity"] == quantity
