@@ -11,7 +11,7 @@ import pytest
 
 from django_orderpay import rules
 from django_orderpay.exceptions import PayloadError
-from django_orderpay.payloads import PaymentMethod, validate_order_dict
+from django_orderpay.payloads import CardInstallments, PaymentMethod, validate_order_dict
 from django_orderpay.testing import samples
 from tests.payloads_support import charge, order, raw_card
 
@@ -111,3 +111,22 @@ def test_an_integer_at_its_limits_is_accepted(quantity):
     )
 
     assert validate_order_dict(body)["items"][0]["quantity"] == quantity
+
+
+@pytest.mark.parametrize(
+    ("limit", "free", "expected"),
+    [
+        (3, 3, []),
+        (3, 4, ["config_options: interest-free installments can't exceed the limit"]),
+        # Out of range, or not a number: that one error, never a comparison with it.
+        (0, 2, ["config_options.INSTALLMENTS_LIMIT: must be between 1 and 18"]),
+        ("3", 2, ["config_options.INSTALLMENTS_LIMIT: must be an integer"]),
+        (None, 2, []),
+    ],
+)
+def test_a_hosted_checkouts_interest_free_installments_stay_within_its_limit(limit, free, expected):
+    config = CardInstallments(
+        "CREDIT_CARD", installments_limit=limit, interest_free_installments=free
+    )
+
+    assert [str(error) for error in config.errors()] == expected
