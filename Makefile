@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test demo bench lint tox mutants clean
+.PHONY: venv test demo bench lint tox mutants docs docs-serve package clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,18 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml): strict, so a broken link or anchor fails.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+# Both archives built and checked, and the wheel used as a shop would use it:
+# a fresh virtualenv, no extras, migrate, check --deploy, one order (.ci/package.py).
+package: venv
+	$(BIN)/python .ci/package.py
 
 # The example shop with the emulator in the same process: nothing else to run.
 demo: venv
@@ -99,4 +111,4 @@ tox: venv
 	$(BIN)/tox $$skip $(TOX_ARGS)
 
 clean:
-	rm -rf $(VENV) .tox .pytest_cache build *.egg-info mutants
+	rm -rf $(VENV) .tox .pytest_cache build dist site *.egg-info mutants

@@ -76,6 +76,24 @@ def plan_label(plan: InstallmentPlan) -> str:
     )
 
 
+#: Salt of the signed token with which a checkout page asks for a fresh 3-D Secure session.
+THREEDS_SESSION_SALT = "django_orderpay.threeds_session"
+#: How long a rendered page may ask for fresh sessions (a checkout left open a working day).
+THREEDS_SESSION_TOKEN_MAX_AGE = 12 * 60 * 60
+
+
+def sign_threeds_session() -> str:
+    """What a checkout page carries to ask for a fresh 3-D Secure session (signed, dated)."""
+    return signing.TimestampSigner(salt=THREEDS_SESSION_SALT).sign("session")
+
+
+def check_threeds_session_token(token: str) -> None:
+    """``signing.BadSignature`` (or ``SignatureExpired``) unless this shop made ``token``
+    within :data:`THREEDS_SESSION_TOKEN_MAX_AGE`."""
+    signer = signing.TimestampSigner(salt=THREEDS_SESSION_SALT)
+    signer.unsign(token, max_age=THREEDS_SESSION_TOKEN_MAX_AGE)
+
+
 def sign_plans(amount: int, max_installments: int, no_interest: int) -> str:
     """What the page carries to ask for plans: the amount and limits, signed (not editable)."""
     return signing.dumps([amount, max_installments, no_interest], salt=PLANS_SALT)

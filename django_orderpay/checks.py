@@ -14,7 +14,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W001`` (warning): notifications are not verified (``NOTIFICATION_VERIFY``
   False): each is re-fetched, never trusted, but anyone can trigger those fetches.
 - ``orderpay.W002`` (warning): ``NOTIFICATION_URL`` is not https while ``DEBUG`` is False.
-- ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know.
+- ``orderpay.W003`` (warning): ``ORDERPAY`` has a key this package does not know; the
+  hint names the closest known key ("Did you mean 'NOTIFICATION_URL'?").
 - ``orderpay.W004`` (warning): ``NOTIFICATION_VERIFY`` is on but ``NOTIFICATION_TOKENS``
   is empty, so every notification would be refused.
 - ``orderpay.I001`` (info): in the sandbox, notifications without
@@ -27,6 +28,7 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 
 from __future__ import annotations
 
+import difflib
 from importlib import import_module
 from typing import Any
 
@@ -200,11 +202,20 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 )
             )
     for key in unknown_keys():
+        closest = closest_key(key)
         messages.append(
             Warning(
                 f"ORDERPAY[{key!r}] is not a setting of django-orderpay.",
-                hint="Known keys: " + ", ".join(sorted(KNOWN_KEYS)),
+                hint=f"Did you mean {closest!r}?"
+                if closest
+                else "Known keys: " + ", ".join(sorted(KNOWN_KEYS)),
                 id="orderpay.W003",
             )
         )
     return messages
+
+
+def closest_key(key: str) -> str | None:
+    """The known setting ``key`` was most likely meant to be (a typo, or the wrong case)."""
+    found = difflib.get_close_matches(key.upper(), KNOWN_KEYS, n=1, cutoff=0.75)
+    return found[0] if found else None

@@ -45,6 +45,10 @@ Keys (environment variable in brackets):
     account id; default ``[TOKEN]``.
 ``EMULATOR_RETAIN_ORDERS`` (default 5000)
     Orders the mounted emulator remembers; older ones are forgotten.
+``EMULATOR_STATE_FILE``
+    Where the mounted emulator keeps its state across restarts: a path, or
+    ``False`` for none. Unset: with ``DEBUG`` on, beside the SQLite database
+    file (else in the temp folder, one per database); with ``DEBUG`` off, none.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
 ``THREEDS`` (default ``never``)
@@ -135,6 +139,7 @@ KNOWN_KEYS: Final = frozenset(
         "NOTIFICATION_MAX_BODY",
         "EMULATOR_TOKENS",
         "EMULATOR_RETAIN_ORDERS",
+        "EMULATOR_STATE_FILE",
         "SYNC_CONCURRENCY",
         "THREEDS",
         "THREEDS_URL",
@@ -164,6 +169,8 @@ class OrderPaySettings:
     notification_max_body: int
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
+    #: None: the default (see django_orderpay.emulator.serving.django_view); "": none.
+    emulator_state_file: str | None = None
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
     threeds: str = "never"
     threeds_url: str = ""
@@ -405,12 +412,26 @@ def _parse() -> OrderPaySettings:
             integer=True,
             minimum=1,
         ),
+        emulator_state_file=_state_file(reader),
         sync_concurrency=_bounded(
             reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
         ),
         threeds=_threeds_mode(reader),
         threeds_url=reader.url("THREEDS_URL", hosts.threeds_url),
     )
+
+
+def _state_file(reader: _Reader) -> str | None:
+    """``EMULATOR_STATE_FILE``: a path, ``False`` (none: ``""``), or unset (None)."""
+    value = reader.get(
+        "EMULATOR_STATE_FILE",
+        lambda v: v is False or (isinstance(v, str | os.PathLike) and bool(str(v))),
+        "a file path, or False",
+        reader.env.str,
+    )
+    if value is False or (isinstance(value, str) and value.lower() in ("false", "0", "off")):
+        return ""
+    return os.fspath(value) if value is not None else None
 
 
 def _threeds_mode(reader: _Reader) -> str:

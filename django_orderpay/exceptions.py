@@ -67,14 +67,23 @@ class PayloadError(OrderPayError, ValueError):
 
 @dataclass(frozen=True)
 class ErrorMessage:
-    """One entry of the provider's ``error_messages``."""
+    """One entry of the provider's ``error_messages``.
+
+    ``code`` (``"40002"``, ``"UNAUTHORIZED"``; "" when the entry has none) and
+    ``error``, the name PagBank's error table documents beside it
+    (``"invalid_parameter"``, or production's ``"SELLER_ACCOUNT_REQUIRED"``; some
+    answers carry ``error`` and no ``code``): branch on either.
+    """
 
     code: str
     description: str
     parameter_name: str | None = None
+    error: str | None = None
 
     def __str__(self) -> str:
-        text = f"{self.code} {self.description}".strip()
+        said = (self.code, self.description)
+        named = self.error if self.error and self.error not in said else None
+        text = " ".join(part for part in (self.code, named, self.description) if part)
         return f"{text} ({self.parameter_name})" if self.parameter_name else text
 
 
@@ -94,7 +103,7 @@ def parse_error_messages(body: Any) -> list[ErrorMessage]:
     elif isinstance(body.get("errors"), list):
         entries = body["errors"]
     elif "error" in body:
-        entries = [{"code": body.get("error"), **body}]
+        entries = [{"code": body.get("error"), **body}]  # the name is its only code
     elif isinstance(body.get("message"), str):
         entries = [{"code": "", "description": body["message"]}]
     else:
@@ -105,11 +114,13 @@ def parse_error_messages(body: Any) -> list[ErrorMessage]:
             continue
         description = entry.get("description", entry.get("message", ""))
         parameter = entry.get("parameter_name")
+        error = entry.get("error")
         messages.append(
             ErrorMessage(
-                code=str(entry.get("code", "")),
+                code=str(entry.get("code") or ""),
                 description=str(description or ""),
                 parameter_name=str(parameter) if parameter else None,
+                error=str(error) if error else None,
             )
         )
     return messages
@@ -146,9 +157,22 @@ class ProviderError(OrderPayError):
         return [message.code for message in self.error_messages]
 
     @property
+    def error_names(self) -> list[str]:
+        """The ``error`` of every entry that has one (``["invalid_parameter"]``,
+        ``["SELLER_ACCOUNT_REQUIRED"]``): PagBank's names beside the codes."""
+        return [message.error for message in self.error_messages if message.error]
+
+    @property
     def parameter_names(self) -> list[str]:
         """The ``parameter_name`` of every entry that names one."""
         return [m.parameter_name for m in self.error_messages if m.parameter_name]
+
+    def has(self, code_or_error: str) -> bool:
+        """Whether an entry's ``code`` or ``error`` is ``code_or_error`` (``"40002"``,
+        ``"SELLER_ACCOUNT_REQUIRED"``, ``"incomplete_configuration"``)."""
+        return any(
+            code_or_error in (message.code, message.error) for message in self.error_messages
+        )
 
 
 class AuthenticationError(ProviderError):
@@ -177,13 +201,24 @@ class ProviderUnavailable(ProviderError):
 
     ``reason`` says what happened (a timeout, a reset connection, an empty 500,
     a 502, an HTML 403 page from the CDN, a rate limit) and ``attempts`` how
-    many requests were sent.
+    many requests were sent. ``sent`` is False when no attempt left this
+    machine (every connection was refused, timed out before it was made, or
+    the host was not found): the provider cannot have acted.
     """
 
-    def __init__(self, message: str, *, reason: str = "", attempts: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "",
+        attempts: int = 1,
+        sent: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(message, **kwargs)
         self.reason = reason
         self.attempts = attempts
+        self.sent = sent
 
 
 class OutcomeUnknown(ProviderUnavailable):

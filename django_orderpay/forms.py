@@ -31,7 +31,7 @@ from django_orderpay.exceptions import (
     ProviderUnavailable,
 )
 from django_orderpay.models import CardToken, Order, format_cents
-from django_orderpay.shopper_messages import refusal_message
+from django_orderpay.shopper_messages import is_shop_side, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -124,6 +124,11 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         )
         form.outcome_unknown = error  # type: ignore[attr-defined]
         form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
+        return
+    if is_shop_side(error):
+        # The token, the account or the settings: the shopper can do nothing about
+        # it, staff must (refusal_message logs it as an error).
+        form.add_error(None, str(refusal_message(error)))
         return
     if isinstance(error, PayloadError):
         problems = [(e.path, e.message) for e in error.errors] or [("", str(error))]

@@ -20,8 +20,12 @@ MASK = "[REDACTED]"
 HEADER_MASK = "[removed]"
 
 #: The keys of a ``card`` object that are its secrets: never stored, logged,
-#: digested into an idempotency key, or put in a message.
-CARD_SECRET_KEYS = frozenset({"number", "security_code", "encrypted"})
+#: digested into an idempotency key, or put in a message (``cvv`` is the official
+#: plugin's name for the security code; a network token stands for the number).
+CARD_SECRET_KEYS = frozenset({"number", "security_code", "encrypted", "network_token", "cvv"})
+#: Secrets of the objects beside a card: a wallet's payment key, a network token's
+#: cryptogram. Kept out as the card's are.
+NESTED_SECRET_KEYS = {"card": CARD_SECRET_KEYS, "wallet": {"key"}, "token_data": {"cryptogram"}}
 #: Headers whose values are credentials (or derived from one).
 SECRET_HEADERS = frozenset(
     {
@@ -44,6 +48,9 @@ SECRET_KEYS = frozenset(
         "authorization",
         "x-authenticity-token",
         "token",
+        "network_token",
+        "cvv",
+        "cryptogram",
     }
 )
 _PAN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
@@ -56,7 +63,7 @@ def redact(payload: Any, *, _parent: str = "") -> Any:
         masked: dict[Any, Any] = {}
         for key, value in payload.items():
             name = str(key).lower()
-            if name in SECRET_KEYS or (name == "number" and _parent == "card"):
+            if name in SECRET_KEYS or name in NESTED_SECRET_KEYS.get(_parent, ()):
                 masked[key] = MASK if value not in (None, "") else value
             else:
                 masked[key] = redact(value, _parent=name)
@@ -86,12 +93,13 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def without_card_secrets(payload: Any, *, _parent: str = "") -> Any:
-    """A copy of ``payload`` without the secrets of any ``card`` object in it."""
+    """A copy of ``payload`` without the secrets of any ``card`` object in it (and of a
+    wallet or token data beside it)."""
     if isinstance(payload, Mapping):
         return {
             key: without_card_secrets(value, _parent=str(key))
             for key, value in payload.items()
-            if not (_parent == "card" and key in CARD_SECRET_KEYS)
+            if key not in NESTED_SECRET_KEYS.get(_parent, ())
         }
     if isinstance(payload, list | tuple):
         return [without_card_secrets(item, _parent=_parent) for item in payload]
@@ -102,6 +110,7 @@ __all__ = [
     "CARD_SECRET_KEYS",
     "HEADER_MASK",
     "MASK",
+    "NESTED_SECRET_KEYS",
     "SECRET_HEADERS",
     "SECRET_KEYS",
     "redact",

@@ -18,9 +18,13 @@ from stdnum.br import cpf as stdnum_cpf
 CHARGE_STATUSES: Final = ("AUTHORIZED", "PAID", "IN_ANALYSIS", "DECLINED", "CANCELED", "WAITING")
 PHONE_TYPES: Final = ("MOBILE", "BUSINESS", "HOME")
 SPLIT_METHODS: Final = ("FIXED", "PERCENTAGE")
-RECURRING_TYPES: Final = ("INITIAL", "SUBSEQUENT")
+#: ``recurring.type``, as the charge object documents it.
+RECURRING_TYPES: Final = ("INITIAL", "SUBSEQUENT", "UNSCHEDULED", "STANDING ORDER")
 CURRENCIES: Final = ("BRL",)
 
+#: A charge's own notification URL: HTTPS ("Necessário que seja em ambiente seguro com
+#: SSL"). Linear to match (no nested quantifier).
+HTTPS_URL_PATTERN: Final = re.compile(r"https://[^\s/?#]+(?:[/?#]\S*)?")
 #: ``redirect_url`` of a deeplink: a universal link or an app URL scheme.
 REDIRECT_URL_PATTERN: Final = re.compile(r"^([a-zA-Z0-9]+://)(.*)$")
 
@@ -33,6 +37,57 @@ SPLIT_RECEIVERS: Final = (2, 15)
 SPLITS_KEYS: Final = frozenset({"method", "receivers"})
 RECEIVER_KEYS: Final = frozenset({"account", "amount", "reason", "configurations", "type"})
 RECEIVER_TYPES: Final = ("PRIMARY", "SECONDARY")
+#: The keys of an address, a card payment method, a card and a network token's data, as
+#: the real API takes them (the builders' dict reader and the emulator refuse any other).
+ADDRESS_KEYS: Final = frozenset(
+    {
+        "street",
+        "number",
+        "complement",
+        "locality",
+        "city",
+        "region",
+        "region_code",
+        "country",
+        "postal_code",
+    }
+)
+PAYMENT_METHOD_KEYS: Final = frozenset(
+    {
+        "type",
+        "installments",
+        "capture",
+        "store",
+        "card",
+        "soft_descriptor",
+        "holder",
+        "authentication_method",
+        "token_data",
+    }
+)
+CARD_KEYS: Final = frozenset(
+    {
+        "number",
+        "exp_month",
+        "exp_year",
+        "security_code",
+        "cvv",
+        "holder",
+        "store",
+        "encrypted",
+        "id",
+        "network_token",
+        "token_data",
+        "wallet",
+    }
+)
+#: ``token_data.wallet`` (the charge object's enum) and ``card.wallet.type`` (the wallets
+#: PagBank documents a payment key of: its Google Pay and Apple Pay pages).
+TOKEN_WALLETS: Final = ("APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY", "MERCHANT_TOKENIZATION_PROGRAM")
+WALLET_TYPES: Final = ("GOOGLE_PAY", "APPLE_PAY")
+TOKEN_DATA_KEYS: Final = frozenset(
+    {"requestor_id", "wallet", "cryptogram", "ecommerce_domain", "assurance_level"}
+)
 #: An order's and a charge's id as this package accepts them from outside (a notification's
 #: body, ``orderpay_sync --order``): the prefix and up to 59 characters safe in a URL path.
 ORDER_ID_PATTERN: Final = re.compile(r"ORDE_[A-Za-z0-9_-]{1,59}")
@@ -55,11 +110,16 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "email": (10, 255),
     "description": (1, 64),
     "holder.name": (1, 30),
+    # The charge object's table: a boleto's payer, 1-30 (the bank prints it).
+    "boleto.holder.name": (1, 30),
     "street": (1, 160),
     "address.number": (1, 20),
     "complement": (1, 40),
     "locality": (1, 60),
     "city": (1, 90),
+    # The state's name and the country as written (a boleto's payer: "Brasil").
+    "region": (1, 50),
+    "country": (1, 50),
     "soft_descriptor": (1, 22),
     "item.reference_id": (1, 255),
     "instruction_line": (1, 75),
@@ -69,10 +129,25 @@ FIELD_LIMITS: Final[dict[str, tuple[int, int]]] = {
 PROVIDER_TZ: Final = timezone(timedelta(hours=-3))
 #: How a Pix QR code may be paid: any bank's Pix, or the PagBank app ("Pagar com PagBank").
 PIX_ARRANGEMENTS: Final = ("PIX", "PAGBANK")
-#: A paid Pix can be refunded for 90 days; a boleto or card for 350.
+#: How long a paid charge may be refunded (PagBank's "cancelando uma cobrança"): a Pix 90
+#: days, a Mastercard debit card 180, a card or boleto 350.
 PIX_REFUND_DAYS: Final = 90
+MASTERCARD_DEBIT_REFUND_DAYS: Final = 180
+REFUND_DAYS: Final = 350
+#: A boleto's smallest amount: R$ 0,20 ("Esse método de pagamento impõe um valor mínimo").
+BOLETO_MIN_AMOUNT: Final = 20
 #: How far ahead a boleto's due date may be (our bound: PagBank documents none).
 BOLETO_LONGEST_TERM_DAYS: Final = 365
+#: ``boleto.days_until_expiration``: how many days after its due date a boleto may still be
+#: paid (the docs' example: 45). The bound is ours (PagBank documents none): ten years.
+BOLETO_LONGEST_EXPIRATION_DAYS: Final = 3650
+#: A boleto's fine, interest and discounts (``payment_instructions``): each ``value`` is a
+#: percentage times 100 (200 is 2,00 %), from 1 up to these (PagBank's "criar e pagar pedido
+#: com boleto": fine 0,01 % to 99,99 %, interest to 59,99 %, discounts to 99,99 %).
+BOLETO_INSTRUCTION_LIMITS: Final = {"fine": 9999, "interest": 5999, "discounts": 9999}
+#: A boleto's models: ``COBRANCA`` takes fines, interest and discounts; ``PROPOSTA`` (the
+#: default) does not.
+BOLETO_TEMPLATES: Final = ("COBRANCA", "PROPOSTA")
 #: Each installment of a card charge is at least R$ 5,00.
 MIN_INSTALLMENT: Final = 500
 #: 18 installments, for accounts PagBank enabled them on ("mediante aprovação").
@@ -80,8 +155,9 @@ MAX_INSTALLMENTS_ENABLED: Final = 18
 #: The characters PagBank refuses in a person's name (customer, card holder),
 #: answering "must not contains any of the characters [...]".
 FORBIDDEN_NAME_CHARACTERS: Final = '!@#$%¨*()"”\\|{}[]<>;'
-#: What a soft descriptor keeps: the rest is stripped, not refused.
-SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9 ]")
+#: What a soft descriptor keeps: letters and digits; the rest (spaces too: the docs' answers
+#: give "Lojadomeuteste" for "Loja do meu teste") is stripped, not refused.
+SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9]")
 
 BRAZILIAN_STATES: Final = frozenset(
     "AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO".split()
@@ -141,13 +217,29 @@ def storable_text(value: str) -> bool:
     return not any(char == "\x00" or "\ud800" <= char <= "\udfff" for char in value)
 
 
+def boleto_payer_name(name: str) -> str:
+    """``name`` as a boleto's payer fits PagBank's 30 characters: whole words while they fit
+    (a single longer word is cut), as the partner plugin shortens it. PagBank refuses a
+    longer name; a shop that would rather ask the shopper can refuse one instead."""
+    _low, high = FIELD_LIMITS["boleto.holder.name"]
+    words = name.split()
+    kept = ""
+    for word in words:
+        candidate = f"{kept} {word}" if kept else word
+        if len(candidate) > high:
+            break
+        kept = candidate
+    return kept or " ".join(words)[:high]
+
+
 def forbidden_name_characters(name: str) -> str:
     """The characters of ``name`` PagBank refuses in a person's name, in order, once each."""
     return "".join(dict.fromkeys(c for c in name if c in FORBIDDEN_NAME_CHARACTERS))
 
 
 def strip_soft_descriptor(value: str) -> str:
-    """A soft descriptor as PagBank prints it: accents dropped, then specials stripped."""
+    """A soft descriptor as PagBank prints it: accents dropped, then spaces and specials
+    stripped."""
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
     return SOFT_DESCRIPTOR_DROPPED.sub("", ascii_text)
 

@@ -9,13 +9,23 @@ so.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .exceptions import ErrorMessage, ProviderError, ProviderUnavailable
+from .exceptions import (
+    AuthenticationError,
+    ConfigurationError,
+    ErrorMessage,
+    Forbidden,
+    ProviderError,
+    ProviderUnavailable,
+)
+
+logger = logging.getLogger(__name__)
 
 #: Decline codes after which the same card may be tried again: PagBank's
 #: anti-fraud (10000), an unexpected decline (10002), and the issuer's
@@ -46,6 +56,13 @@ REFUSALS: tuple[tuple[tuple[str, ...], Promise], ...] = (
 )
 GENERIC_REFUSAL = _("The payment could not be processed. Try again, or pay another way.")
 BUSY = _("The payment service is busy right now. Try again in a moment.")
+#: The shop's own side failed (its token, its account, its settings): no card helps.
+SHOP_UNAVAILABLE = _(
+    "This shop can't take payments right now. Please try again later, or contact the shop."
+)
+#: Errors that are the merchant's, never the shopper's: a wrong or revoked token (401),
+#: an account not allowed to do this (403), settings missing or wrong.
+SHOP_SIDE_ERRORS = (AuthenticationError, Forbidden, ConfigurationError)
 
 
 @dataclass(frozen=True)
@@ -54,8 +71,12 @@ class ShopperMessage:
 
     text: str
     may_retry: bool = False
+    #: The shop's own setup failed: another card would not help, so no hint.
+    shop_side: bool = False
 
     def __str__(self) -> str:
+        if self.shop_side:
+            return self.text
         hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
         return f"{self.text} {hint}"
 
@@ -66,8 +87,26 @@ def decline_message(code: str | None) -> ShopperMessage:
     return ShopperMessage(str(text), (code or "") in RETRYABLE_DECLINES)
 
 
+def is_shop_side(error: Any) -> bool:
+    """Whether ``error`` is the merchant's to fix (token, account, settings), not the shopper's."""
+    return isinstance(error, SHOP_SIDE_ERRORS)
+
+
 def refusal_message(error: Any) -> ShopperMessage:
-    """What to say when a payment request raised ``error`` (one of the package's own)."""
+    """What to say when a payment request raised ``error`` (one of the package's own).
+
+    A merchant-side error (:data:`SHOP_SIDE_ERRORS`) says the shop can't take
+    payments right now, and is logged as an error for staff: every payment
+    fails until someone fixes the token, the account or the settings.
+    """
+    if is_shop_side(error):
+        logger.error(
+            "the shop cannot take payments: %s: %s (check ORDERPAY['TOKEN'], the "
+            "ENVIRONMENT it belongs to, and what the PagBank account is allowed to do)",
+            type(error).__name__,
+            error,
+        )
+        return ShopperMessage(str(SHOP_UNAVAILABLE), shop_side=True)
     if isinstance(error, ProviderUnavailable):  # rate limits and outages included
         return ShopperMessage(str(BUSY), may_retry=True)
     if isinstance(error, ProviderError):

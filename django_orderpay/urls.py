@@ -3,7 +3,8 @@
 Then the provider posts to ``/orderpay/notifications/`` (set that absolute
 URL, trailing slash included, as ``ORDERPAY["NOTIFICATION_URL"]``), and
 ``reverse("orderpay:notifications")`` names it. ``installments/`` answers the
-card checkout's installment plans (``checkout.js`` asks it as the card is typed).
+card checkout's installment plans (``checkout.js`` asks it as the card is typed),
+``3ds-session/`` a fresh 3-D Secure session before each authentication.
 ``checkouts/<signed id>/pay/`` sends a shopper to a hosted checkout's page
 (``hosted_checkout.checkout_link``).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from .checkout_views import installment_plans_view
+from .checkout_views import installment_plans_view, threeds_session_view
 from .hosted_checkout import checkout_pay_view
 from .notifications.views import NotificationView
 
@@ -21,5 +22,6 @@ app_name = "orderpay"
 urlpatterns = [
     path("notifications/", NotificationView.as_view(), name="notifications"),
     path("installments/", installment_plans_view, name="installment_plans"),
+    path("3ds-session/", threeds_session_view, name="threeds_session"),
     path("checkouts/<str:token>/pay/", checkout_pay_view, name="checkout-pay"),
 ]

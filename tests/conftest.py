@@ -30,3 +30,7 @@ def _language_of_the_next_test_is_its_own():
     never deactivates it): tests after it would speak Portuguese by accident."""
     yield
     translation.deactivate()
+
+
+# A project of its own, copied and run by tests/test_docs.py: not this suite's tests.
+collect_ignore = ["fresh_project"]

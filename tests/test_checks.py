@@ -88,6 +88,29 @@ def test_unknown_key_is_w003():
         messages = [m for m in checks.run_checks(tags=["orderpay"]) if m.id != "orderpay.I001"]
     assert [m.id for m in messages] == ["orderpay.W003"]
     assert "TIMEOUTS" in messages[0].msg
+    assert messages[0].hint == "Did you mean 'TIMEOUT'?"
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("NOTIFICATIONS_URL", "NOTIFICATION_URL"),
+        ("notification_url", "NOTIFICATION_URL"),
+        ("NOTIFICATION_TOKEN", "NOTIFICATION_TOKENS"),
+        ("ENVIROMENT", "ENVIRONMENT"),
+        ("THREE_DS", "THREEDS"),
+    ],
+)
+def test_w003_suggests_the_closest_known_key(typed, meant):
+    with override_settings(DEBUG=True, ORDERPAY={"TOKEN": "tok", typed: "x"}):
+        (message,) = [m for m in checks.run_checks(tags=["orderpay"]) if m.id == "orderpay.W003"]
+    assert message.hint == f"Did you mean {meant!r}?"
+
+
+def test_w003_lists_the_known_keys_when_nothing_is_close():
+    with override_settings(DEBUG=True, ORDERPAY={"TOKEN": "tok", "SHIPPING_PROVIDER": 1}):
+        (message,) = [m for m in checks.run_checks(tags=["orderpay"]) if m.id == "orderpay.W003"]
+    assert message.hint.startswith("Known keys: ") and "NOTIFICATION_URL" in message.hint
 
 
 def test_verification_with_no_token_to_check_against_is_w004():

@@ -555,7 +555,9 @@ def test_the_providers_other_error_shapes_are_read():
     from django_orderpay.exceptions import ErrorMessage, parse_error_messages
 
     single = {"error": "invalid_request", "description": "bad", "parameter_name": "amount.value"}
-    assert parse_error_messages(single) == [ErrorMessage("invalid_request", "bad", "amount.value")]
+    assert parse_error_messages(single) == [
+        ErrorMessage("invalid_request", "bad", "amount.value", error="invalid_request")
+    ]
     simulator = {"errors": [{"code": "40901", "message": "already paid"}]}
     assert parse_error_messages(simulator) == [ErrorMessage("40901", "already paid")]
     # The gateway's 403 (https://developer.pagbank.com.br/discuss/686fae80c36eff001e4edf6d).
@@ -733,3 +735,38 @@ def test_the_environments_proxy_is_honoured_and_read_once(emulator, monkeypatch)
             fresh.get_order("ORDE_00000000-0000-0000-0000-000000000000")  # no proxy now
         client.close()
         fresh.close()
+
+
+def test_an_error_entrys_error_is_kept_beside_its_code(client, emulator):
+    """PagBank's error table documents ``error`` beside ``code``; production answers e.g.
+    ``{"code": "40002", "error": "SELLER_ACCOUNT_REQUIRED"}``, and some answers carry
+    ``error`` and no ``code``: a shop may branch on either."""
+    from django_orderpay.emulator.serving.http import Response
+
+    with pytest.raises(ProviderError) as caught:
+        client.create_order({**order(raw()).to_dict(), "reference_id": ""})
+    refused = caught.value
+    assert (refused.codes, refused.error_names) == (["40002"], ["invalid_parameter"])
+    assert refused.has("40002") and refused.has("invalid_parameter")
+    assert not refused.has("40001")
+
+    production = {
+        "error_messages": [
+            {
+                "code": "40002",
+                "message": "Seller account required",
+                "description": "Receivers must be seller accounts",
+                "error": "SELLER_ACCOUNT_REQUIRED",
+            },
+            {"error": "incomplete_configuration", "description": "Account setup incomplete"},
+        ]
+    }
+    answered, _ = client_for(emulator, {("POST", "/orders"): Response.json(400, production)})
+    with pytest.raises(ProviderError) as caught:
+        answered.create_order(order(raw()))
+    refused = caught.value
+    assert refused.codes == ["40002", ""]
+    assert refused.error_names == ["SELLER_ACCOUNT_REQUIRED", "incomplete_configuration"]
+    assert refused.has("SELLER_ACCOUNT_REQUIRED") and refused.has("incomplete_configuration")
+    assert "incomplete_configuration" in str(refused)
+    assert refused.error_messages[1].error == "incomplete_configuration"

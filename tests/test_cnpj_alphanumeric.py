@@ -2,7 +2,8 @@
 
 The builders' rule is pinned in ``test_payloads_text``; here the emulator,
 as the real API from July 2026, takes one sent around the builders too, and
-still refuses a wrong check digit naming the field.
+still refuses a malformed one naming the field (check digits are checked
+where PagBank documents them: a boleto's payer, a sub-merchant).
 """
 
 from __future__ import annotations
@@ -37,7 +38,13 @@ def test_an_order_for_a_company_with_an_alphanumeric_cnpj_is_charged_and_mirrore
 
 
 @pytest.mark.parametrize(
-    ("tax_id", "accepted"), [(CNPJ, True), ("12ABC34501DE36", False), ("12ABC34501DE3A", False)]
+    ("tax_id", "accepted"),
+    [
+        (CNPJ, True),
+        # A customer's check digits are not PagBank's to refuse (its examples' wrong ones pay).
+        ("12ABC34501DE36", True),
+        ("12ABC34501DE3A", False),
+    ],
 )
 def test_the_emulator_checks_an_alphanumeric_cnpj_as_the_real_api(
     orderpay_emulator, tax_id, accepted

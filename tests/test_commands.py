@@ -149,6 +149,47 @@ def test_sync_names_an_id_the_provider_does_not_know(orderpay_emulator):
     assert f"{unknown}: NotFound" in err.getvalue()
 
 
+def test_sync_reports_an_order_the_provider_forgot_once_then_leaves_it_out(orderpay_emulator):
+    forgotten = in_analysis_order("open-forgotten")
+    orderpay_emulator.reset()  # a restart without its state: the provider forgot it
+    kept = in_analysis_order("open-kept")
+
+    with pytest.raises(CommandError, match="1 of 2 orders re-fetched; 1 failed"):
+        out, err = run("orderpay_sync")
+    forgotten.refresh_from_db()
+    assert forgotten.provider_missing_since is not None
+
+    out, err = run("orderpay_sync")  # the next runs: nothing new failed
+
+    assert err == ""
+    assert "1 of 1 orders re-fetched" in out and f"{kept.provider_id}: IN_ANALYSIS" in out
+    assert forgotten.provider_id not in out
+    assert run("orderpay_sync")[1] == ""
+
+
+def test_sync_says_once_why_a_forgotten_order_is_left_out(orderpay_emulator):
+    forgotten = in_analysis_order("open-forgotten-2")
+    orderpay_emulator.reset()
+    err = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("orderpay_sync", stdout=io.StringIO(), stderr=err)
+    assert f"{forgotten.provider_id}: the provider does not know this order (404): marked" in (
+        err.getvalue()
+    )
+
+
+def test_sync_of_a_named_order_the_provider_knows_clears_its_mark(orderpay_emulator):
+    order = in_analysis_order("open-marked")
+    Order.objects.filter(pk=order.pk).update(provider_missing_since=timezone.now())
+    assert "0 of 0 orders re-fetched" in run("orderpay_sync")[0]
+
+    run("orderpay_sync", order.provider_id)
+
+    order.refresh_from_db()
+    assert order.provider_missing_since is None
+    assert "1 of 1 orders re-fetched" in run("orderpay_sync")[0]
+
+
 # --- orderpay_replay ---------------------------------------------------------------
 
 

@@ -1,4 +1,10 @@
-"""Every ```python block of README.md and docs/*.md runs as written.
+"""Every ```python block of README.md and docs/*.md runs as written, in a fresh project.
+
+The blocks run in a copy of tests/fresh_project/: settings as `django-admin
+startproject` writes them with django-orderpay added, and a small `shop` app
+standing for the reader's own models, in a pytest run of its own whose working
+directory is outside this repository. So an example that imports the example
+shop, or this suite's settings, fails here as it would for a reader.
 
 How a block runs is said by an HTML comment on the line before its fence
 (invisible on GitHub; the README's "Developing" section has the list):
@@ -7,7 +13,7 @@ How a block runs is said by an HTML comment on the line before its fence
   ``ORDERPAY`` pointed at a running emulator (whose fixture object is the
   name ``orderpay_emulator``), as in a shop's test;
 - ``<!-- docs-test: context NAME -->``: the same, plus the names that
-  :data:`CONTEXTS` gives for NAME (``view``: the ``request`` of a logged-in
+  the fresh project's conftest.py gives for NAME (``view``: the ``request`` of a logged-in
   shopper posting an encrypted card, a valid ``form`` of it, the shop's
   ``purchase``, its ``order`` and ``total``, the ``encrypted`` card and its
   holder's ``name``, an ``authentication_id``; a view the block defines is
@@ -16,27 +22,25 @@ How a block runs is said by an HTML comment on the line before its fence
   has above the block, ``INSTALLED_APPS`` and ``ORDERPAY``, and the
   environment variables they read set);
 - ``<!-- docs-test: pytest -->``: a test module: pytest runs it (its tests
-  must pass), with this package's plugin and settings;
+  must pass), with this package's plugin, in the fresh project;
 - ``<!-- docs-test: skip REASON -->``: not run (a signature list, a shell
   transcript in Python's clothes); kept to a few.
 """
 
 from __future__ import annotations
 
-import inspect
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from django.test import RequestFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -88,153 +92,71 @@ def test_few_blocks_are_skipped_and_each_says_why():
     assert all(block.argument for block in skipped)
 
 
-# --- contexts ---------------------------------------------------------------------------
+# --- running, in a fresh project ---------------------------------------------------------
 
-
-def _view(orderpay_emulator: Any, django_user_model: Any, **_: Any) -> dict[str, Any]:
-    """A logged-in shopper's POST of the card form (``request``), that form (``form``, valid),
-    the shop's ``purchase``, its ``order`` (created, not paid yet) and ``total`` (cents), the
-    ``encrypted`` card posted and its holder's ``name``, and an ``authentication_id`` as the
-    SDK's 3-D Secure answers one."""
-    from django_orderpay import services
-    from django_orderpay.cardcrypto import encrypt_card
-    from django_orderpay.forms import CardPaymentForm
-    from example_project.shop.models import Product, Purchase, PurchaseLine
-    from example_project.shop.payments import order_payload
-
-    user = django_user_model.objects.create_user("maria", email="maria@example.com")
-    product = Product.objects.create(name="Camiseta", slug="camiseta", price=500)
-    purchase = Purchase.objects.create(
-        user=user,
-        customer_name="Maria Souza",
-        customer_email="maria@example.com",
-        customer_tax_id="12345678909",
-        phone_area="11",
-        phone_number="999999999",
-        street="Avenida Brigadeiro Faria Lima",
-        number="1384",
-        locality="Pinheiros",
-        city="Sao Paulo",
-        region_code="SP",
-        postal_code="01452002",
-    )
-    PurchaseLine.objects.create(
-        purchase=purchase, product=product, name="Camiseta", unit_amount=500, quantity=1
-    )
-    posted = {
-        "encrypted_card": encrypt_card(
-            services.get_public_key(),
-            number="4111111111111111",
-            exp_month="12",
-            exp_year="2030",
-            security_code="123",
-            holder="Maria Souza",
-        ),
-        "holder_name": "Maria Souza",
-        "installments": "1",
-    }
-    request = RequestFactory().post("/pay/", posted)
-    request.user = user
-    form = CardPaymentForm(request.POST, user=user, amount=purchase.total)
-    assert form.is_valid(), form.errors
-    return {
-        "request": request,
-        "form": form,
-        "purchase": purchase,
-        "order": services.create_order(order_payload(purchase), user=user, shop_object=purchase),
-        "total": purchase.total,
-        "encrypted": posted["encrypted_card"],
-        "name": posted["holder_name"],
-        "authentication_id": f"3DS_{str(uuid.uuid4()).upper()}",
-    }
-
-
-def _settings(monkeypatch: pytest.MonkeyPatch, **_: Any) -> dict[str, Any]:
-    """settings.py and urls.py: what a settings.py has above the block (``INSTALLED_APPS``,
-    ``ORDERPAY``), and the environment variables they read set."""
-    for name in ("ORDERPAY_TOKEN", "PAGBANK_TOKEN"):
-        monkeypatch.setenv(name, "token-from-the-environment")
-    return {
-        "INSTALLED_APPS": ["django.contrib.contenttypes", "rest_framework", "django_orderpay"],
-        "ORDERPAY": {"TOKEN": "token-from-the-environment"},
-    }
-
-
-CONTEXTS: dict[str, Callable[..., dict[str, Any]]] = {"view": _view, "settings": _settings}
-
-
-# --- running ----------------------------------------------------------------------------
-
-
-@pytest.mark.django_db
-@pytest.mark.filterwarnings("error::DeprecationWarning")  # the docs show today's names
-@pytest.mark.parametrize(
-    "block", [b for b in ALL if b.kind in ("run", "context")], ids=lambda b: b.name
-)
-def test_the_block_runs(block, orderpay_emulator, django_user_model, monkeypatch):
-    names: dict[str, Any] = {"__name__": "docs_block", "orderpay_emulator": orderpay_emulator}
-    if block.kind == "context":
-        names |= CONTEXTS[block.argument](
-            orderpay_emulator=orderpay_emulator,
-            django_user_model=django_user_model,
-            monkeypatch=monkeypatch,
-        )
-    before = set(names)
-    code = compile(block.code, block.name, "exec")
-    exec(code, names)  # the project's own documentation, run as its readers would
-    if block.kind == "context" and block.argument == "view":
-        _call_views(names, before)
-
-
-def _call_views(names: dict[str, Any], before: set[str]) -> None:
-    """A view the block defines (a function taking ``request``) is called with the context's
-    POST (and the purchase's pk when it takes one): it must answer, not only be defined."""
-    for name, value in list(names.items()):
-        if name in before or not inspect.isfunction(value) or value.__module__ != "docs_block":
-            continue
-        parameters = list(inspect.signature(value).parameters)
-        if parameters[:1] != ["request"]:
-            continue
-        extra = [names["purchase"].pk] if len(parameters) > 1 else []
-        response = value(names["request"], *extra)
-        assert response.status_code < 400, (name, response.status_code)
-
-
+#: A project as `django-admin startproject` makes one, with django-orderpay added and a
+#: small `shop` app for the reader's own models (tests/fresh_project/): the blocks run
+#: there, where nothing of this repository's layout can be imported.
+FRESH_PROJECT = Path(__file__).resolve().parent / "fresh_project"
+#: The names the ``context`` blocks may use (defined in the fresh project's conftest.py).
+CONTEXTS = ("view", "settings")
+RUN = [b for b in ALL if b.kind in ("run", "context")]
 PYTEST_BLOCKS = [b for b in ALL if b.kind == "pytest"]
 
 
-def test_the_test_modules_pass(tmp_path):
-    """Each ``pytest`` block as a file of its own, all in one pytest run (one process)."""
-    assert PYTEST_BLOCKS
-    files = {}
+def fresh_project(where: Path) -> Path:
+    """A copy of the fresh project under ``where``, with every runnable block of the docs."""
+    project = where / "project"
+    shutil.copytree(FRESH_PROJECT, project, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "docs_blocks.py").rename(project / "test_docs_blocks.py")
+    blocks = [{"name": b.name, "kind": b.kind, "argument": b.argument, "code": b.code} for b in RUN]
+    (project / "blocks.json").write_text(json.dumps(blocks), encoding="utf-8")
     for number, block in enumerate(PYTEST_BLOCKS):
-        path = tmp_path / f"test_docs_block_{number}.py"
-        path.write_text(block.code)
-        files[path.name] = block.name
+        (project / f"test_docs_module_{number}.py").write_text(block.code, encoding="utf-8")
+    return project
+
+
+@pytest.mark.timeout(900)  # a whole pytest run of its own, bounded at 600 s below
+def test_every_example_runs_in_a_fresh_project(tmp_path):
+    """Every run, context and pytest block, in one pytest run (one process) of a fresh
+    project: the installed package, pytest-django and this package's plugin, no more."""
+    project = fresh_project(tmp_path)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DJANGO_SETTINGS_MODULE", "PYTHONPATH") and not key.startswith("PYTEST_")
+    }
+    env["ORDERPAY_TEST_DATABASE"] = "test_orderpay_docs"
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(tmp_path),
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(ROOT),
-            "-c",
-            str(ROOT / "pyproject.toml"),
-            "-q",
-            "-rA",
-            "-W",
-            "error::DeprecationWarning",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "ORDERPAY_TEST_DATABASE": "test_orderpay_docs"},
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-W", "error::DeprecationWarning"],
+        cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
-    for name, where in files.items():
-        assert re.search(rf"^PASSED .*{name}::", report, re.MULTILINE), (where, report)
+    assert "docs_block" not in sys.modules  # nothing leaked into this process
+    for block in RUN:
+        assert f"PASSED test_docs_blocks.py::test_block[{block.name}]" in report, (
+            block.name,
+            report,
+        )
+    for number, block in enumerate(PYTEST_BLOCKS):
+        assert re.search(rf"^PASSED test_docs_module_{number}\.py::", report, re.MULTILINE), (
+            block.name,
+            report,
+        )
+
+
+def test_the_fresh_project_cannot_import_this_repository(tmp_path):
+    """The examples' project sees the package as installed, not this checkout's layout."""
+    project = fresh_project(tmp_path)
+    modules = ("example_project", "tests.settings", "shop.models")
+    probe = f"import importlib.util as u; print([m for m in {modules} if u.find_spec(m)])"
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "PYTHONPATH")}
+    found = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert found.stdout.strip() == "['shop.models']", found.stdout + found.stderr

@@ -121,3 +121,17 @@ def test_emulator_url_points_the_package_at_the_command_line_emulator(settings):
     assert order.charges.get().status == "PAID"
     assert order.data["links"][0]["href"].startswith(cli.url + "/orders/")
     assert public_key  # the CLI's own key, fetched from it
+
+
+def test_the_signals_page_lists_every_signal_the_package_defines():
+    package = DOCS.parent / "django_orderpay"
+    defined = {
+        name
+        for path in package.rglob("*.py")
+        for name in re.findall(
+            r"^(\w+)\s*(?::[^=]+)?=\s*(?:dispatch\.)?Signal\(", path.read_text(), re.M
+        )
+    }
+    assert {"charge_paid", "payment_duplicated", "order_expired"} <= defined
+    page = (DOCS / "signals.md").read_text()
+    assert [name for name in sorted(defined) if f"`{name}`" not in page] == []

@@ -7,15 +7,14 @@ import html
 import json
 
 import pytest
-import requests
 from django.urls import reverse
 
-from django_orderpay import services
 from django_orderpay.models import CardToken, Order
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
     check_out,
     encrypted,
     maria,
+    pay_card,
     products,
     shop,
 )
@@ -23,6 +22,43 @@ from tests.test_example_shop import (  # noqa: F401 (fixtures)
 pytestmark = pytest.mark.django_db
 
 FRICTIONLESS = "4000000000002701"
+CHALLENGED = "4000000000002503"
+
+
+@pytest.mark.parametrize(("card", "challenged"), [(CHALLENGED, True), (FRICTIONLESS, False)])
+def test_the_testing_kit_authenticates_a_card_the_shop_then_charges(
+    client, products, shop, settings, card, challenged
+):
+    """A shop's own test with THREEDS "always": the kit's helper plays the page's SDK."""
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "always"}
+    purchase = check_out(client, products)
+
+    refused = pay_card(client, purchase, card)  # no authentication: nothing is charged
+    assert refused.status_code == 302 and not Order.objects.exists()
+
+    authenticated = shop.authenticate_3ds(card, purchase.total)
+    assert authenticated.challenged is challenged
+    assert authenticated.id.startswith("3DS_") and authenticated.status == "AUTH_FLOW_COMPLETED"
+    paid = pay_card(client, purchase, card, **authenticated.form_data())
+
+    assert paid.status_code == 302
+    charge = Order.objects.get().charges.get()
+    assert charge.status == "PAID"
+    method = charge.data["payment_method"]["authentication_method"]
+    assert (method["id"], method["status"]) == (authenticated.id, "AUTHENTICATED")
+
+
+def test_the_testing_kit_fails_a_challenge_answered_with_the_wrong_code(shop, settings):
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "always"}
+    failed = shop.authenticate_3ds(CHALLENGED, 5990, challenge_code="0000")
+    assert (failed.id, failed.status, failed.challenged) == (None, "CHANGE_PAYMENT_METHOD", True)
+    assert failed.form_data() == {
+        "authentication_id": "",
+        "authentication_status": "CHANGE_PAYMENT_METHOD",
+    }
+    # The page posts the card encrypted, as the kit accepts it too.
+    encrypted_card = shop.authenticate_3ds(encrypted(CHALLENGED), 5990)
+    assert encrypted_card.challenged and encrypted_card.id
 
 
 def test_add_a_card_without_a_charge_then_it_pays(client, products, shop, maria):
@@ -72,22 +108,12 @@ def test_pay_page_runs_3ds_and_debit_pays_authenticated(client, products, shop, 
     config = json.loads(html.unescape(attribute))
     assert config["billingAddress"]["postalCode"] == "01452002"
 
-    session = services.create_3ds_session()
-    data = {
-        "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
-        "paymentMethod": {
-            "type": "DEBIT_CARD",
-            "installments": 1,
-            "card": {"number": FRICTIONLESS, "expMonth": "12", "expYear": "2030"},
-        },
-        "amount": {"value": purchase.total, "currency": "BRL"},
-        "billingAddress": config["billingAddress"],
-    }
-    answer = requests.post(
-        shop.base_url + "/checkout-sdk/authentications",
-        json={"session": session.session, "data": data},
-        timeout=5,
-    ).json()
+    authenticated = shop.authenticate_3ds(
+        FRICTIONLESS,
+        purchase.total,
+        payment_type="DEBIT_CARD",
+        billing_address=config["billingAddress"],
+    )
     url = reverse("shop:pay_debit", args=[purchase.reference])
     refused = client.post(
         url, {"debit-holder_name": "Jose da Silva", "debit-encrypted_card": encrypted(FRICTIONLESS)}
@@ -98,8 +124,7 @@ def test_pay_page_runs_3ds_and_debit_pays_authenticated(client, products, shop, 
         {
             "debit-holder_name": "Jose da Silva",
             "debit-encrypted_card": encrypted(FRICTIONLESS),
-            "debit-authentication_id": answer["id"],
-            "debit-authentication_status": "AUTH_FLOW_COMPLETED",
+            **{f"debit-{name}": value for name, value in authenticated.form_data().items()},
         },
     )
     assert paid.status_code == 302

@@ -18,6 +18,7 @@ from django_orderpay import rules
 from django_orderpay.models import Order, QrCode
 from example_project.shop.payments import BOLETO_DAYS, PIX_MINUTES
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
+    add,
     check_out,
     pay_card,
     products,
@@ -206,3 +207,18 @@ def test_the_status_page_follows_with_the_librarys_poller(client, products, shop
 
     assert f'data-orderpay-poll="{reverse("shop:status_json", args=[purchase.reference])}"' in page
     assert "django_orderpay/payment.js" in page
+
+
+def test_a_long_name_is_shortened_to_the_30_characters_a_boleto_prints(client, products, shop):
+    """PagBank takes a boleto payer's name of 1 to 30 characters (the charge object's table);
+    the shop's form says so, and its boleto carries the name cut at a word."""
+    add(client, products["caneca"])
+    form = client.get(reverse("shop:checkout")).content.decode()
+    assert "A boleto prints the first 30 characters of the name." in html.unescape(form)
+    long_name = "Maria Aparecida dos Santos Oliveira Ferreira"  # 44 characters
+    purchase = check_out(client, products, customer_name=long_name)
+
+    assert pay_boleto(client, purchase).status_code == 302
+    charge = Order.objects.get().charges.get()
+    assert charge.boleto["holder"]["name"] == "Maria Aparecida dos Santos"
+    assert Order.objects.get().data["customer"]["name"] == long_name

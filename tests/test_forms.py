@@ -255,6 +255,47 @@ def test_provider_unreachable_is_a_form_error_saying_to_try_again(orderpay_emula
 
 
 @pytest.mark.django_db
+def test_a_wrong_token_says_the_shop_cannot_take_payments_and_logs_an_error(
+    orderpay_emulator, settings, caplog
+):
+    order = unpaid_order()
+    settings.ORDERPAY = {**settings.ORDERPAY, "TOKEN": "a-token-the-provider-never-issued"}
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+    )
+    assert form.is_valid()
+
+    with caplog.at_level("ERROR", logger="django_orderpay.shopper_messages"):
+        assert form.pay(order, 5000) is None
+
+    (shown,) = form.non_field_errors()
+    assert shown == (
+        "This shop can't take payments right now. Please try again later, or contact the shop."
+    )
+    assert "another card" not in shown and "401" not in shown
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "AuthenticationError" in record.getMessage()
+    assert "ORDERPAY['TOKEN']" in record.getMessage()
+    assert "a-token-the-provider-never-issued" not in record.getMessage()
+
+
+@pytest.mark.django_db
+def test_a_missing_token_is_the_shops_too(orderpay_emulator, settings, caplog):
+    order = unpaid_order()
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+    )
+    assert form.is_valid()
+    settings.ORDERPAY = {**settings.ORDERPAY, "TOKEN": ""}
+
+    with caplog.at_level("ERROR", logger="django_orderpay.shopper_messages"):
+        assert form.pay(order, 5000) is None
+
+    assert form.non_field_errors()[0].startswith("This shop can't take payments right now.")
+    assert [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+@pytest.mark.django_db
 def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_emulator):
     order = unpaid_order()
     form = CardPaymentForm(

@@ -255,7 +255,9 @@ def test_a_charge_body_refetches_its_order(orderpay_emulator, client):
     assert order.status == "PAID"
 
 
-def test_charges_unknown_here_are_ignored_with_200_and_logged(client):
+def test_charges_unknown_here_and_to_the_provider_are_ignored_with_200_and_logged(
+    client, orderpay_emulator
+):
     charge = charge_json()
     body = json.dumps({"charges": [charge]}).encode()
 
@@ -263,14 +265,38 @@ def test_charges_unknown_here_are_ignored_with_200_and_logged(client):
         URL,
         data=body,
         content_type="application/json",
-        headers={"x-authenticity-token": authenticity_token(TOKEN, body)},
+        headers={"x-authenticity-token": authenticity_token(orderpay_emulator.token, body)},
     )
 
     assert response.status_code == 200
     assert response.json()["outcome"] == "ignored"
     delivery = only_delivery()
-    assert delivery.error == f"no order here has charge {charge['id']}"
+    assert delivery.error == f"no order of this account has charge {charge['id']}"
     assert delivery.order_provider_id == ""
+
+
+def test_a_charge_of_an_order_not_mirrored_here_adopts_its_order(client, orderpay_emulator):
+    """A body naming only a charge this shop has never mirrored (its create's answer lost):
+    its order is found with ``GET /orders?charge_id=`` and our own token, and mirrored."""
+    from django_orderpay.client import get_client
+    from django_orderpay.models import Order
+
+    answer = get_client().create_order(order_payload("lost-1", card="4111111111111111"))
+    assert not Order.objects.exists()
+    charge = answer["charges"][0]
+    body = json.dumps(charge).encode()
+
+    response = client.post(
+        URL,
+        data=body,
+        content_type="application/json",
+        headers={"x-authenticity-token": authenticity_token(orderpay_emulator.token, body)},
+    )
+
+    assert response.status_code == 200 and response.json()["outcome"] == "processed"
+    order = Order.objects.get()
+    assert (order.provider_id, order.status) == (answer["id"], "PAID")
+    assert only_delivery().order_provider_id == answer["id"]
 
 
 # --- another merchant's notifications ----------------------------------------------

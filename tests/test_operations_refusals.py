@@ -7,14 +7,19 @@ Through the emulator's HTTP interface, its fault injection and its options.
 
 from __future__ import annotations
 
-import pytest
+import socket
 
-from django_orderpay.client import get_client
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from django_orderpay.client import get_client, reset_client
 from django_orderpay.exceptions import (
     CardTokenNotOwned,
     IdempotencyConflict,
     OutcomeUnknown,
     ProviderError,
+    ProviderUnavailable,
 )
 from django_orderpay.models import CardToken, Charge, Operation, Order
 from django_orderpay.services import cancel_charge, create_order
@@ -150,3 +155,56 @@ def test_a_second_charge_with_someone_elses_card_is_refused_without_a_call(
     assert str(caught.value).startswith("charges[1].payment_method.card.id:")
     assert orderpay_emulator.order_ids() == before
     assert not Order.objects.filter(reference_id="theft-2").exists()
+
+
+# --- a connection refused before anything was sent ---------------------------------------
+
+
+def _closed_port() -> str:
+    """A local URL nothing listens on: every connection to it is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def nowhere(orderpay_emulator, orderpay):
+    """The shop pointed at an address where nothing answers (a wrong EMULATOR_URL)."""
+    orderpay(BASE_URL=_closed_port(), RETRIES=1, TIMEOUT=2)
+
+
+def test_a_refused_connection_is_a_refusal_not_an_unknown_outcome(nowhere):
+    with pytest.raises(ProviderUnavailable) as caught:
+        create_order(order_payload("refused-1", charges=[charge(500, encrypted_card())]))
+
+    assert not isinstance(caught.value, OutcomeUnknown)
+    assert (caught.value.sent, caught.value.attempts) == (False, 2)
+    assert "could not connect" in caught.value.reason
+    operation = Operation.objects.get()
+    assert operation.state == "refused"  # nothing reached the provider: no key to keep
+    assert not Order.objects.exists()
+
+
+def test_a_refused_repeat_of_an_unknown_operation_stays_unknown(orderpay_emulator, no_retries):
+    orderpay_emulator.inject_fault("timeout", delay=1, path_prefix="/orders")
+    payload = order_payload("refused-2", charges=[charge(500, encrypted_card())])
+    with pytest.raises(OutcomeUnknown):
+        create_order(payload)  # the first call may have reached the provider
+
+    with override_settings(ORDERPAY={**settings.ORDERPAY, "BASE_URL": _closed_port()}):
+        reset_client()
+        with pytest.raises(OutcomeUnknown) as caught:
+            create_order(payload)  # its repeat could not connect: the first still may have acted
+    reset_client()
+
+    assert caught.value.__cause__.sent is False
+    operation = Operation.objects.get()
+    assert (operation.state, operation.calls) == ("unknown", 2)
+
+
+def test_a_timeout_after_connecting_is_still_unknown(orderpay_emulator, no_retries):
+    orderpay_emulator.inject_fault("timeout", delay=1, path_prefix="/orders")
+    with pytest.raises(OutcomeUnknown) as caught:
+        create_order(order_payload("timeout-1", charges=[charge(500, encrypted_card())]))
+    assert caught.value.__cause__.sent is True

@@ -11,6 +11,7 @@ import pytest
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.payloads import (
     Amount,
+    AuthenticationMethod,
     Card,
     ChargeRequest,
     DeepLink,
@@ -133,10 +134,21 @@ def test_two_step_order_has_no_charges_and_pays_later():
     }
 
 
-def test_an_encrypted_card_without_its_holders_name_is_refused_naming_it():
-    with pytest.raises(PayloadError) as caught:
-        PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).to_dict()
-    assert caught.value.paths == [f"{CARD}.holder.name"]
+def test_an_encrypted_card_with_its_holder_on_the_payment_method_is_sent():
+    """As the official plugin sends it in production, and PagBank's encrypted-card example:
+    ``card.encrypted`` alone, the holder in ``payment_method.holder``."""
+    method = PaymentMethod(
+        Card.from_encrypted(ENCRYPTED), holder=Holder("Jose da Silva", "12345678909")
+    )
+    body = PayRequest([charge(payment_method=method)]).to_dict()
+    sent = body["charges"][0]["payment_method"]
+    assert sent["card"] == {"encrypted": ENCRYPTED}
+    assert sent["holder"] == {"name": "Jose da Silva", "tax_id": "12345678909"}
+    PayRequest([charge(card=Card.from_encrypted(ENCRYPTED))]).validate()  # no holder at all
+    dict_body = {"charges": [{**body["charges"][0]}]}
+    assert validate_pay_dict(dict_body) == dict_body
+    tax_id_only = PaymentMethod(Card.from_encrypted(ENCRYPTED), holder=Holder(tax_id="12345678909"))
+    PayRequest([charge(payment_method=tax_id_only)]).validate()
 
 
 def test_store_on_the_payment_method_is_sent_inside_card_with_a_warning():
@@ -252,9 +264,9 @@ CARD = "charges[0].payment_method.card"
             dict(customer=dataclasses.replace(customer(), tax_id="123.456.789-09")),
             "customer.tax_id",
         ),
-        (dict(customer=dataclasses.replace(customer(), tax_id="12345678900")), "customer.tax_id"),
+        (dict(customer=dataclasses.replace(customer(), tax_id="1234567890")), "customer.tax_id"),
         (
-            dict(customer=dataclasses.replace(customer(), tax_id="11222333000180")),
+            dict(customer=dataclasses.replace(customer(), tax_id="1122233300018")),
             "customer.tax_id",
         ),
         (
@@ -617,7 +629,6 @@ def test_dict_missing_fields_are_required():
     assert paths_of(lambda: validate_order_dict(body)) == [
         "customer.tax_id",
         "items[0].unit_amount",
-        "charges[0].payment_method.installments",
         CARD,
     ]
 
@@ -661,3 +672,58 @@ def test_a_dict_receiver_account_id_of_the_wrong_type_is_named(account_id):
     with pytest.raises(PayloadError) as caught:
         validate_pay_dict(body)
     assert caught.value.paths == ["charges[0].splits.receivers[0].account.id"]
+
+
+LIABLE = Splits.percentage(
+    Receiver.percentage(ACCOUNT_A, 80), Receiver.percentage(ACCOUNT_B, 20, liable=True)
+)
+THREEDS = AuthenticationMethod.external(cavv="BwABBylVaQAAAAFwllVpAAAAAAA=", eci="05")
+
+
+def test_a_liable_receiver_with_3ds_is_refused_as_pagbank_does():
+    """ "3DS authentication is not valid method for split transactions with liable
+    configuration": named where PagBank names it."""
+    method = PaymentMethod(card=raw_card(), authentication_method=THREEDS)
+    built = charge(amount=Amount(10000), payment_method=method, splits=LIABLE)
+    with pytest.raises(PayloadError) as caught:
+        built.validate("charges[0]")
+    assert caught.value.paths == ["charges[0].payment_method.authentication_method.type"]
+    not_liable = Splits.percentage(
+        Receiver.percentage(ACCOUNT_A, 80), Receiver.percentage(ACCOUNT_B, 20)
+    )
+    charge(amount=Amount(10000), payment_method=method, splits=not_liable).validate()
+    charge(amount=Amount(10000), splits=LIABLE).validate()
+
+
+def test_a_liable_receiver_on_a_debit_card_is_refused():
+    """ "The liable configuration can only be applied for credit card payments"."""
+    method = PaymentMethod.debit(raw_card(store=None), THREEDS)
+    built = charge(amount=Amount(10000), payment_method=method, splits=LIABLE)
+    with pytest.raises(PayloadError) as caught:
+        built.validate()
+    assert caught.value.paths == ["splits.receivers[1].configurations.liable"]
+
+
+def test_every_documented_recurrence_type_and_a_cvv_in_a_dict():
+    for kind in ("INITIAL", "SUBSEQUENT", "UNSCHEDULED", "STANDING ORDER"):
+        assert Recurring(kind).errors() == []
+    assert Recurring("MONTHLY").errors()
+    body = {
+        "charges": [
+            {
+                "amount": {"value": 500},
+                "payment_method": {
+                    "type": "CREDIT_CARD",
+                    "installments": 1,
+                    "card": {"id": "CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D", "cvv": "123"},
+                },
+                "recurring": {"type": "UNSCHEDULED"},
+            }
+        ]
+    }
+    sent = validate_pay_dict(body)["charges"][0]
+    assert sent["payment_method"]["card"] == {
+        "id": "CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D",
+        "security_code": "123",  # the documented name
+    }
+    assert sent["recurring"] == {"type": "UNSCHEDULED"}

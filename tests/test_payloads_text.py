@@ -7,6 +7,8 @@ the characters PagBank refuses, and upper-case e-mails, fail only live.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from django_orderpay import rules
@@ -117,19 +119,45 @@ def test_a_cpf_or_a_cnpj_is_taken(tax_id, sent):
 @pytest.mark.parametrize(
     "tax_id",
     [
-        "12ABC34501DE36",  # a wrong check digit
         "12ABC34501DE3A",  # check digits are digits
         "12.ABC.345/01DE-35",  # punctuation
-        "11111111111",  # one digit throughout
-        "AAAAAAAAAAAA00",
         "1234567890",  # ten digits
     ],
 )
-def test_a_wrong_cpf_or_cnpj_is_refused(tax_id):
+def test_a_malformed_cpf_or_cnpj_is_refused(tax_id):
     body = samples.order_request()
     body["customer"]["tax_id"] = tax_id
 
     assert refused(body) == ["customer.tax_id"]
+
+
+WRONG_CHECK_DIGITS = ["65544332211", "12ABC34501DE36", "11111111111", "12345678900"]
+
+
+@pytest.mark.parametrize("tax_id", WRONG_CHECK_DIGITS)
+def test_check_digits_are_not_the_builders_to_refuse_where_pagbank_takes_them(tax_id):
+    """PagBank's card examples send the holder's CPF "65544332211" (wrong check digits) and
+    answer PAID; only ``sub_merchant.tax_id`` (and a boleto's payer, whom a bank registers)
+    is documented as checked. A shop's form may still check what a shopper types."""
+    body = samples.order_request()
+    body["customer"]["tax_id"] = tax_id
+    card = body["charges"][0]["payment_method"]["card"]
+    card["holder"]["tax_id"] = tax_id
+    body["charges"][0]["payment_method"]["holder"] = {"name": "Jose da Silva", "tax_id": tax_id}
+
+    sent = validate_order_dict(body)
+    assert sent["customer"]["tax_id"] == tax_id.upper()
+    assert sent["charges"][0]["payment_method"]["card"]["holder"]["tax_id"] == tax_id.upper()
+
+
+@pytest.mark.parametrize("tax_id", WRONG_CHECK_DIGITS)
+def test_a_boleto_payers_document_keeps_its_check_digits(tax_id):
+    due = (rules.provider_today() + timedelta(days=3)).isoformat()
+    charge = samples.boleto_charge_request(due)
+    charge["payment_method"]["boleto"]["holder"]["tax_id"] = tax_id
+    body = samples.order_request(charges=[charge])
+
+    assert refused(body) == ["charges[0].payment_method.boleto.holder.tax_id"]
 
 
 def test_the_rules_agree_with_the_receitas_example():

@@ -88,6 +88,53 @@ def test_a_dict_body_reads_the_same():
         ]
     }
     assert payloads.validate_pay_dict(body) == body
-    body["charges"][0]["amount"]["fees"]["buyer"]["interest"]["installments"] = 3
+    body["charges"][0]["amount"]["fees"]["buyer"]["interest"]["installments"] = 5
     with pytest.raises(ValueError, match="installments"):
         payloads.validate_pay_dict(body)
+
+
+def plan_charge(value: int, total: int, interest_installments: int, installments: int):
+    return payloads.ChargeRequest(
+        payloads.Amount(value, fees=BuyerInterest(total, interest_installments)),
+        PaymentMethod(Card.token("CARD_6E7F8091-A2B3-C4D5-E6F7-08192A3B4C5D"), installments),
+    )
+
+
+def test_the_docs_8x_with_4_interest_free_is_a_valid_charge():
+    """``interest.installments`` is how many installments bear interest: the docs' 8x plan with
+    4 interest-free sends 4, its 5x plan 1."""
+    assert problems(plan_charge(10887, 887, 4, 8)) == {}
+    assert plan_charge(10887, 887, 4, 8).to_dict()["amount"] == {
+        "value": 10887,
+        "currency": "BRL",
+        "fees": {"buyer": {"interest": {"total": 887, "installments": 4}}},
+    }
+    assert problems(plan_charge(10349, 349, 1, 5)) == {}
+    assert problems(plan_charge(10887, 887, 8, 8)) == {}  # no interest-free installment
+
+
+@pytest.mark.parametrize("interest_installments", [0, 9])
+def test_interest_installments_between_1_and_the_charges(interest_installments):
+    path = "amount.fees.buyer.interest.installments"
+    assert path in problems(plan_charge(10887, 887, interest_installments, 8))
+
+
+def test_a_debit_without_installments_as_pagbanks_examples_send_it():
+    """The reference asks ``installments`` of credit cards only; the debit examples omit it."""
+    body = {
+        "charges": [
+            {
+                "amount": {"value": 500, "currency": "BRL"},
+                "payment_method": {
+                    "type": "DEBIT_CARD",
+                    "card": {"encrypted": "QUJD"},
+                    "authentication_method": {"type": "THREEDS", "id": AUTH_ID},
+                },
+            }
+        ]
+    }
+    assert payloads.validate_pay_dict(body) == body
+    method = PaymentMethod(CARD, installments=None, type="DEBIT_CARD",  # type: ignore[arg-type]
+                           authentication_method=AuthenticationMethod.threeds(AUTH_ID))  # fmt: skip
+    assert "installments" not in method.to_dict()
+    assert problems(method) == {}

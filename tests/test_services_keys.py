@@ -56,3 +56,14 @@ def test_the_fetched_key_encrypts_cards_the_provider_decrypts(unconfigured):
     order = create_order(order_payload(charges=[charge(500, card)]))
 
     assert order.charges.get().status == "PAID"
+
+
+@pytest.mark.parametrize("statuses", ["docs", "plugin"])
+def test_the_key_and_the_3ds_session_are_read_whichever_status_answers(orderpay_emulator, statuses):
+    """201 or 200 for ``POST /public-keys``, 200 or 201 for the session: both are read."""
+    from django_orderpay import services
+
+    orderpay_emulator.control("POST", "options", {"created_statuses": statuses})
+    services.clear_public_key_cache()
+    assert services.get_public_key() == orderpay_emulator.emulator.public_key
+    assert len(services.create_3ds_session().session) == 64

@@ -215,7 +215,7 @@ def test_invalid_bodies_fail_before_any_call_naming_the_field(orderpay_emulator)
     assert caught.value.paths == ["charges"]
 
     assert orderpay_emulator.order_ids() == [order.provider_id]
-    assert "charges" not in get_client().get_order(order.provider_id)
+    assert get_client().get_order(order.provider_id)["charges"] == []
 
 
 def test_the_configured_notification_url_is_sent_when_the_order_names_none(
@@ -414,3 +414,30 @@ def _table(sql: str) -> str:
         if word.startswith("django_orderpay_"):
             return word.removeprefix("django_orderpay_")
     return "?"
+
+
+def test_an_unscheduled_recurrence_is_sent_and_mirrored(orderpay_emulator):
+    """``recurring.type`` UNSCHEDULED and "STANDING ORDER" are documented: taken, mirrored."""
+    from django_orderpay import services
+    from django_orderpay.models import RecurringType
+    from tests.test_services_support import charge as card_charge
+    from tests.test_services_support import order_payload as order_body
+
+    for kind in (RecurringType.UNSCHEDULED, RecurringType.STANDING_ORDER):
+        charges = [card_charge(recurring={"type": kind.value})]
+        mirrored = services.create_order(order_body(f"rec-{kind.value[:3]}", charges=charges))
+        mirrored = mirrored.charges.get()
+        assert (mirrored.status, mirrored.recurring_type) == ("PAID", kind.value)
+
+
+def test_an_order_is_mirrored_from_one_of_its_charge_ids(orderpay_emulator):
+    """``services.refresh_order_of_charge``: ``GET /orders?charge_id=`` and mirror, for code
+    that holds only a ``CHAR_`` id (a charge's notification, a support ticket)."""
+    from django_orderpay import services
+    from tests.test_services_support import charge as card_charge
+    from tests.test_services_support import order_payload as order_body
+
+    answer = get_client().create_order(order_body("by-charge", charges=[card_charge(500)]))
+    order = services.refresh_order_of_charge(answer["charges"][0]["id"])
+    assert (order.provider_id, order.status) == (answer["id"], "PAID")
+    assert order.charges.get().provider_id == answer["charges"][0]["id"]

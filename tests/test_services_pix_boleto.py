@@ -12,7 +12,7 @@ import dataclasses
 import io
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -23,7 +23,13 @@ from django_orderpay import rules, signals
 from django_orderpay.exceptions import PayloadError
 from django_orderpay.models import Charge, ChargeStatus, Order, OrderStatus
 from django_orderpay.payloads import (
+    BoletoPayment,
+    Discount,
+    PaymentInstructions,
+    Penalty,
     QrCode,
+    Receiver,
+    Splits,
 )
 from django_orderpay.services import (
     cancel_charge,
@@ -294,3 +300,114 @@ def test_the_builders_refuse_a_qr_code_beside_charges_before_any_call(orderpay_e
 
     assert caught.value.paths == ["qr_codes"]
     assert orderpay_emulator.order_ids() == []
+
+
+def test_a_boleto_with_the_docs_fine_interest_and_discount_is_created(orderpay_emulator):
+    """2,00 % fine and interest from the day after the due date, 5,00 % off until it: sent as
+    PagBank's ``payment_instructions{fine, interest, discounts[]}`` with template COBRANCA,
+    and mirrored with the charge."""
+    charge = boleto_charge(34343, days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    due, after = method.due_date, method.due_date + timedelta(days=1)
+    instructions = PaymentInstructions(
+        fine=Penalty(after, percentage=200),
+        interest=Penalty(after, percentage=200),
+        discounts=[Discount(due, 500)],
+    )
+    created = create_order(
+        order(charges=[dataclasses.replace(charge, payment_instructions=instructions)])
+    )
+    mirrored = created.charges.get()
+    assert mirrored.status == "WAITING"
+    assert mirrored.data["payment_instructions"] == {
+        "fine": {"date": after.isoformat(), "value": 200},
+        "interest": {"date": after.isoformat(), "value": 200},
+        "discounts": [{"due_date": due.isoformat(), "value": 500}],
+    }
+
+
+def test_a_split_pix_is_mirrored_with_its_split_and_shown_in_the_admin(orderpay_emulator):
+    """A marketplace's Pix: ``qr_codes[].splits``; once paid, the charge's split is mirrored
+    and fetched as a card charge's, and the admin links it."""
+    from django_orderpay.services import get_split
+    from tests.admin_support import change, client_for, make_user
+
+    seller = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+    splits = Splits.percentage(
+        Receiver.percentage(orderpay_emulator.account_id, 90),
+        Receiver.percentage(seller, 10),
+    )
+    created = create_order(
+        order(reference_id="pix-split", charges=(), qr_codes=[QrCode(2000, splits=splits)])
+    )
+    qr_code = created.qr_codes.get()
+    assert qr_code.data["splits"]["method"] == "PERCENTAGE"
+
+    charge = simulate_pix_payment(created).charges.get()
+    assert charge.status == "PAID" and charge.link("SPLIT")
+    split = get_split(charge)
+    assert split.status == "COMPLETED"
+    assert {r["account"]["id"] for r in split.receivers} == {orderpay_emulator.account_id, seller}
+    page = client_for(make_user("boss", superuser=True)).get(change("charge", charge.pk))
+    assert split.provider_id in page.content.decode()
+
+
+def test_a_boleto_declined_by_risk_analysis_is_mirrored_declined(orderpay_emulator):
+    """The emulator's ``BOLETO_DECLINED_TAX_ID``: PagBank's risk analysis refuses the boleto
+    (``10000``), as its docs' DECLINED answer shows; nothing is payable."""
+    from django_orderpay.emulator import BOLETO_DECLINED_TAX_ID
+    from django_orderpay.shopper_messages import decline_message
+
+    charge = boleto_charge(days=3)
+    method = charge.payment_method
+    assert isinstance(method, BoletoPayment)
+    payer = dataclasses.replace(method.holder, tax_id=BOLETO_DECLINED_TAX_ID)
+    refused = dataclasses.replace(charge, payment_method=dataclasses.replace(method, holder=payer))
+    created = create_order(order(reference_id="bol-risk", charges=[refused]))
+    mirrored = created.charges.get()
+    assert (created.status, mirrored.status) == ("DECLINED", "DECLINED")
+    assert mirrored.payment_response_code == "10000"
+    assert mirrored.boleto == {} and mirrored.pdf_url is None
+    assert decline_message(mirrored)
+
+
+# --- one clock for the shop and the emulator (the testing kit's travel) ------------------
+
+
+def test_travel_moves_the_shop_and_the_emulator_together_for_orderpay_expire(
+    orderpay_emulator, expired_signals, django_capture_on_commit_callbacks
+):
+    created = pix_order(expiration_date=timezone.now() + timedelta(hours=1))
+    before = timezone.now()
+
+    with orderpay_emulator.travel(timedelta(hours=2).total_seconds()):
+        moved = orderpay_emulator.control("GET", "clock")
+        assert timezone.now() - before >= timedelta(hours=2)
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("orderpay_expire", verbosity=0)
+
+    provider_now = datetime.fromisoformat(moved["now"])
+    assert provider_now - before >= timedelta(hours=2)  # the emulator read the moved clock
+    assert timezone.now() - before < timedelta(hours=1)  # and the block put it back
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.EXPIRED
+    assert expired_signals == [created.provider_id]
+
+
+def test_advance_clock_alone_moves_only_the_provider(orderpay_emulator):
+    created = pix_order(expiration_date=timezone.now() + timedelta(hours=1))
+    orderpay_emulator.advance_clock(timedelta(hours=2).total_seconds())
+
+    call_command("orderpay_expire", verbosity=0)  # by the shop's clock, nothing has expired
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.WAITING
+
+
+def test_travel_past_a_boleto_due_date_cancels_it_after_asking(orderpay_emulator):
+    created = boleto_order(days=0)
+    orderpay_emulator.control("POST", "notifications/drop", {"count": 1})  # the next is lost
+
+    with orderpay_emulator.travel(timedelta(days=2).total_seconds()):
+        call_command("orderpay_expire", verbosity=0)
+
+    assert Order.objects.get(pk=created.pk).status == OrderStatus.CANCELED

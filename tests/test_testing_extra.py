@@ -94,7 +94,8 @@ def test_the_testing_extra_holds_the_fixture_and_factories_needs_only():
     project = _project()
     testing = {_name(r) for r in project["optional-dependencies"]["testing"]}
 
-    assert testing == {"pytest", "pytest-django", "factory-boy"}
+    # time-machine: orderpay_emulator.travel, one clock for the shop and the emulator.
+    assert testing == {"pytest", "pytest-django", "factory-boy", "time-machine"}
     assert "django-orderpay[emulator,testing]" in project["optional-dependencies"]["test"]
 
 

@@ -7,7 +7,11 @@ test client.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import requests
@@ -256,3 +260,52 @@ def test_deliveries_left_pending_are_reported_not_dropped(orderpay_emulator, cli
 
     assert SEEN == []
     assert [d.status for d in orderpay_emulator.deliver_notifications(client)] == [204]
+
+
+# --- plugin autoloading off: the recipe of docs/testing.md ---------------------------------
+
+_TESTING_DOC = Path(__file__).resolve().parent.parent / "docs" / "testing.md"
+
+
+def _fresh_run(tmp_path, *args: str, conftest_line: str = "") -> subprocess.CompletedProcess:
+    """The docs' first testing example in a fresh project, plugin autoloading off."""
+    from tests.test_docs import fresh_project
+
+    project = fresh_project(tmp_path)
+    if conftest_line:
+        conftest = project / "conftest.py"
+        conftest.write_text(conftest.read_text() + "\n" + conftest_line + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "PYTHONPATH")}
+    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "ORDERPAY_TEST_DATABASE": "test_orderpay_recipe"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "test_docs_module_1.py", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_with_autoloading_off_the_documented_addopts_load_both_plugins(tmp_path):
+    recipe = "addopts = -p pytest_django.plugin -p django_orderpay.testing.plugin"
+    assert recipe in _TESTING_DOC.read_text()
+    result = _fresh_run(
+        tmp_path, "-p", "pytest_django.plugin", "-p", "django_orderpay.testing.plugin"
+    )
+    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout + result.stderr
+
+
+def test_with_autoloading_off_our_plugin_may_come_from_conftest_but_pytest_django_may_not(
+    tmp_path,
+):
+    ours = 'pytest_plugins = ["django_orderpay.testing.plugin"]'
+    both = 'pytest_plugins = ["pytest_django.plugin", "django_orderpay.testing.plugin"]'
+    assert ours in _TESTING_DOC.read_text()
+
+    works = _fresh_run(tmp_path / "a", "-p", "pytest_django.plugin", conftest_line=ours)
+    assert works.returncode == 0 and "1 passed" in works.stdout, works.stdout + works.stderr
+
+    fails = _fresh_run(tmp_path / "b", conftest_line=both)  # what the docs warn against
+    assert fails.returncode != 0
+    assert "ImproperlyConfigured" in fails.stdout + fails.stderr

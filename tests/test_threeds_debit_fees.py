@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import requests
+from django.core.exceptions import ImproperlyConfigured
 from django.template import Context, Template
 from django.test import override_settings
 
@@ -36,7 +37,14 @@ NEEDS_AUTHENTICATION = "4000000000003204"
 
 def authenticate(provider, number: str, amount: int, kind: str = "CREDIT_CARD", **extra) -> dict:
     """What the browser SDK does: authenticate3DS against the emulator, with a fresh session."""
-    session = services.create_3ds_session()
+    session = services.create_3ds_session().session
+    return authenticate_with(provider, session, number, amount, kind, **extra).json()
+
+
+def authenticate_with(
+    provider, session: str, number: str, amount: int, kind: str = "CREDIT_CARD", **extra
+) -> requests.Response:
+    """``authenticate3DS`` with ``session``: the emulator's answer."""
     data = {
         "customer": {"name": "Jose da Silva", "email": "jose@example.com"},
         "paymentMethod": {
@@ -47,12 +55,11 @@ def authenticate(provider, number: str, amount: int, kind: str = "CREDIT_CARD", 
         "amount": {"value": amount, "currency": "BRL"},
         "billingAddress": {"street": "Av. Paulista", "postalCode": "01311300"},
     }
-    answer = requests.post(
+    return requests.post(
         provider.base_url + "/checkout-sdk/authentications",
-        json={"session": session.session, "data": data},
+        json={"session": session, "data": data},
         timeout=5,
-    ).json()
-    return answer
+    )
 
 
 def encrypted(provider, number: str) -> str:
@@ -226,7 +233,7 @@ def test_plans_are_cached_by_bin(orderpay_emulator):
     plans = services.installment_plans(10000, card_bin="411111", max_installments_no_interest=3)
     assert [p.installments for p in plans] == list(range(1, 13))
     assert plans[2].interest_free and plans[2].total == 10000
-    assert (plans[3].total, plans[3].interest) == (2690 * 4, 2690 * 4 - 10000)
+    assert (plans[3].total, plans[3].interest, plans[3].interest_installments) == (10349, 349, 1)
     orderpay_emulator.control("POST", "options", {"fees_configured": False})
     # Cached: the same BIN is answered without asking; another BIN asks, and is refused.
     again = services.installment_plans(10000, card_bin="411111", max_installments_no_interest=3)
@@ -237,14 +244,38 @@ def test_plans_are_cached_by_bin(orderpay_emulator):
         services.installment_plans(10000, card_bin="41111")
 
 
+def test_the_docs_plans_and_their_8x_charge(orderpay_emulator):
+    """PagBank's example: R$ 100,00, up to 10x, the shop absorbing 4. The 8x plan charges
+    10887 with ``interest{total: 887, installments: 4}``; the 5x plan's interest is on 1."""
+    plans = services.installment_plans(
+        10000, card_bin="552100", max_installments=10, max_installments_no_interest=4
+    )
+    assert [p.total for p in plans] == [10000] * 4 + [10349, 10526, 10706, 10887, 11071, 11256]
+    five, eight = plans[4], plans[7]
+    assert (five.interest, five.interest_installments) == (349, 1)
+    assert eight.amount().to_dict() == {
+        "value": 10887,
+        "currency": "BRL",
+        "fees": {"buyer": {"interest": {"total": 887, "installments": 4}}},
+    }
+    data = posted(orderpay_emulator, "5240082975622454", installments="8", card_bin="524008")
+    form = CardCheckoutForm(
+        data, fee_plans=True, amount=10000, max_installments=10, max_installments_no_interest=4
+    )
+    assert form.is_valid(), form.errors
+    charge = form.pay(open_order(), 10000).charges.get()
+    assert (charge.status, charge.amount_value, charge.installments) == ("PAID", 10887, 8)
+    assert charge.data["amount"]["fees"]["buyer"]["interest"] == {"total": 887, "installments": 4}
+
+
 def test_plan_form_charges_the_total_with_the_buyer_interest(orderpay_emulator):
     data = posted(orderpay_emulator, "4111111111111111", installments="4", card_bin="411111")
     form = CardCheckoutForm(data, fee_plans=True, amount=10000)
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 10000).charges.get()
-    assert (charge.amount_value, charge.installments) == (10760, 4)
+    assert (charge.amount_value, charge.installments) == (10887, 4)
     assert charge.data["amount"]["fees"] == {
-        "buyer": {"interest": {"total": 760, "installments": 4}}
+        "buyer": {"interest": {"total": 887, "installments": 4}}
     }
     no_bin = CardCheckoutForm(
         posted(orderpay_emulator, "4111111111111111", installments="4"),
@@ -266,14 +297,14 @@ def test_plans_view_answers_only_signed_parameters(client, orderpay_emulator):
     assert answer.status_code == 200
     plans = answer.json()["plans"]
     assert plans[0] == {"installments": 1, "label": "1x R$ 100.00 (no interest)", "total": 10000}
-    assert plans[3]["label"] == "4x R$ 26.90 (total R$ 107.60)"
+    assert plans[3]["label"] == "4x R$ 27.22 (total R$ 108.87)"
     tampered = client.get("/orderpay/installments/", {"bin": "411111", "plans": token + "x"})
     assert tampered.status_code == 400
     assert client.get("/orderpay/installments/", {"bin": "4111", "plans": token}).status_code == 400
     pt = client.get(
         "/orderpay/installments/", {"bin": "411111", "plans": token}, HTTP_ACCEPT_LANGUAGE="pt-br"
     )
-    assert pt.json()["plans"][3]["label"] == "4x R$ 26,90 (total R$ 107,60)"
+    assert pt.json()["plans"][3]["label"] == "4x R$ 27,22 (total R$ 108,87)"
 
 
 def test_card_form_tag_carries_the_session_never_the_token(orderpay_emulator):
@@ -369,6 +400,127 @@ def test_admin_shows_the_debit_type_the_3ds_result_and_the_interest(orderpay_emu
     assert "Debit card" in page
     assert f"authenticated ({result['id']})" in page
     page = boss.get(change("charge", credit.pk)).content.decode()
-    assert "R$ 7.60" in page  # the buyer's interest of 4 installments of R$ 100.00
+    assert "R$ 8.87" in page  # the buyer's interest of 4 installments of R$ 100.00
     pt = boss.get(change("charge", debit.pk), HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
     assert "Cartão de débito" in pt and f"autenticado ({result['id']})" in pt
+
+
+def card_form_config(order=None, form=None) -> dict[str, Any]:
+    form = form or CardCheckoutForm(threeds=True, amount=500)
+    html = Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
+        Context({"form": form, "order": order or open_order()})
+    )
+    start = html.index('data-orderpay-3ds="') + len('data-orderpay-3ds="')
+    raw = html[start : html.index('"', start)].replace("&quot;", '"')
+    return json.loads(raw.replace("&#x27;", "'").replace("&amp;", "&"))
+
+
+def test_a_page_left_open_past_30_minutes_gets_a_new_session(client, orderpay_emulator):
+    """A 3-D Secure session lasts 30 minutes (PagBank's guide: then a new one, and setUp
+    again). The page carries where to ask for a fresh one; checkout.js asks before each
+    authentication, as the official plugin does."""
+    order = open_order()
+    config = card_form_config(order)
+    orderpay_emulator.advance_clock(31 * 60)
+    stale = authenticate_with(orderpay_emulator, config["session"], FRICTIONLESS, 500)
+    assert stale.status_code == 400  # the page's own session has expired
+
+    renewed = client.post(config["sessionUrl"], {"token": config["sessionToken"]})
+    assert renewed.status_code == 200, renewed.content
+    fresh = renewed.json()
+    assert fresh["env"] == "SANDBOX" and fresh["session"] != config["session"]
+    assert orderpay_emulator.token not in renewed.content.decode()
+    result = authenticate_with(orderpay_emulator, fresh["session"], FRICTIONLESS, 500).json()
+    assert result["status"] == "AUTH_FLOW_COMPLETED"
+    form = CardCheckoutForm(
+        posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"]),
+        threeds=True,
+        amount=500,
+    )
+    assert form.is_valid(), form.errors
+    assert form.pay(order, 500).charges.get().status == "PAID"
+
+
+def test_the_session_view_answers_only_a_token_this_shop_made(client, orderpay_emulator):
+    config = card_form_config()
+    url = config["sessionUrl"]
+    assert client.post(url, {"token": config["sessionToken"] + "x"}).status_code == 400
+    assert client.post(url, {}).status_code == 400
+    assert client.get(url, {"token": config["sessionToken"]}).status_code == 405
+    orderpay_emulator.inject_fault("http_500_json", path_prefix="/checkout-sdk/sessions")
+    failed = client.post(url, {"token": config["sessionToken"]})
+    assert failed.status_code == 502 and "session" not in failed.json()
+
+
+# --- the card form without the shopper 3-D Secure needs ------------------------------------
+
+CARD_FORM = "{% load orderpay %}{% orderpay_card_form form %}"
+
+
+def test_card_form_without_the_shopper_fails_to_render_in_debug(orderpay_emulator, settings):
+    settings.DEBUG = True
+    form = CardCheckoutForm(threeds=True, amount=500)
+    with pytest.raises(ImproperlyConfigured) as raised:
+        Template(CARD_FORM).render(Context({"form": form}))
+    message = str(raised.value)
+    assert "customer name, customer email, billing address" in message
+    assert "order=" in message and "customer=" in message and "address=" in message
+
+
+def test_card_form_without_the_shopper_renders_and_logs_in_production(
+    orderpay_emulator, settings, caplog
+):
+    settings.DEBUG = False
+    form = CardCheckoutForm(threeds=True, amount=500)
+    with caplog.at_level("ERROR", logger="django_orderpay.templatetags"):
+        html = Template(CARD_FORM).render(Context({"form": form}))
+    assert "data-orderpay-3ds=" in html
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "runs 3-D Secure but has no customer name" in record.getMessage()
+
+
+def test_card_form_with_customer_and_address_or_an_order_says_nothing(
+    orderpay_emulator, settings, caplog
+):
+    settings.DEBUG = True
+    form = CardCheckoutForm(threeds=True, amount=500)
+    customer = payloads.Customer(
+        name="Jose da Silva", email="jose@example.com", tax_id="12345678909"
+    )
+    address = {
+        "street": "Av. Paulista",
+        "number": "1000",
+        "city": "Sao Paulo",
+        "region_code": "SP",
+        "country": "BRA",
+        "postal_code": "01311300",
+    }
+    with caplog.at_level("ERROR"):
+        Template(
+            "{% load orderpay %}{% orderpay_card_form form customer=customer address=address %}"
+        ).render(Context({"form": form, "customer": customer, "address": address}))
+        Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
+            Context({"form": form, "order": open_order()})
+        )
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+@pytest.mark.parametrize(
+    ("customer", "address", "missing"),
+    [
+        ({"name": "Jose", "email": "j@example.com"}, {}, ["billing address"]),
+        ({"name": "Jose"}, {"street": "x"}, ["customer email"]),
+        ({"email": "j@example.com"}, {"street": "x"}, ["customer name"]),
+        ({"name": "Jose", "email": "j@example.com"}, {"street": "x"}, []),
+    ],
+)
+def test_what_3ds_needs_of_the_shopper(customer, address, missing):
+    from django_orderpay.templatetags._threeds import missing_shopper
+
+    assert missing_shopper(customer, address) == missing
+
+
+def test_a_card_form_without_3ds_needs_no_shopper(orderpay_emulator, settings):
+    settings.DEBUG = True
+    html = Template(CARD_FORM).render(Context({"form": CardCheckoutForm(amount=500)}))
+    assert "data-orderpay-3ds" not in html or 'data-orderpay-3ds=""' in html

@@ -145,6 +145,10 @@ class OrderPayClient:
         """``GET /orders/{id}``: the Order with its charges' current state."""
         return self._get(f"/orders/{_id('order_id', order_id)}")
 
+    def get_order_by_charge(self, charge_id: str) -> dict[str, Any]:
+        """``GET /orders?charge_id={id}``: the Order ``charge_id`` belongs to."""
+        return self._get(f"/orders?charge_id={_id('charge_id', charge_id)}")
+
     def pay_order(
         self, order_id: str, payload: Payload, *, idempotency_key: str | None = None
     ) -> dict[str, Any]:

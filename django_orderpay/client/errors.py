@@ -83,6 +83,7 @@ def redacted_messages(
             code=redact_text(m.code, secrets),
             description=redact_text(m.description, secrets),
             parameter_name=redact_text(m.parameter_name, secrets) if m.parameter_name else None,
+            error=redact_text(m.error, secrets) if m.error else None,
         )
         for m in parse_error_messages(json_body(response))
     ]

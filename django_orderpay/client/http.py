@@ -170,6 +170,8 @@ class ProviderHttp:
         # (a timeout, a reset, a 5xx): a refusal after it is not an answer
         # about the first one.
         uncertain = False
+        # Whether any attempt's request left this machine (a connection was made).
+        sent = False
         attempt = 0
         while True:
             attempt += 1
@@ -190,12 +192,14 @@ class ProviderHttp:
             except requests.ConnectTimeout:
                 reason, acted = f"could not connect within {self.timeout:g} s", False
             except requests.Timeout:
-                reason = f"no answer within {self.timeout:g} s (timeout)"
+                reason, sent = f"no answer within {self.timeout:g} s (timeout)", True
             except requests.ConnectionError as exc:
                 reset = "reset" in str(exc).lower() or "aborted" in str(exc).lower()
                 reason = "the connection was reset" if reset else "could not connect"
                 acted = reset
+                sent = sent or reset
             else:
+                sent = True
                 reason = retry_reason(response)
                 acted = may_have_acted(response)
             elapsed_ms = (time.monotonic() - started) * 1000
@@ -218,6 +222,7 @@ class ProviderHttp:
                     # Not ``if response``: a Response is falsy whenever it is not a 2xx.
                     error_messages=redacted_messages(response, self._secrets),
                     idempotency_key=key,
+                    sent=sent,
                 )
             self.sleep(self.delay(attempt, response))
 

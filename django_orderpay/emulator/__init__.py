@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .core import DEFAULT_TOKEN, Emulator, account_for
+from .resources.boleto import BOLETO_DECLINED_TAX_ID
 from .resources.cards import ANTIFRAUD_DECLINED_CARD, IN_ANALYSIS_CARD
 from .resources.threeds import (
     AUTHENTICATION_REQUIRED_CARD,
@@ -21,6 +22,7 @@ from .serving.http import Request, Response
 __all__ = [
     "ANTIFRAUD_DECLINED_CARD",
     "AUTHENTICATION_REQUIRED_CARD",
+    "BOLETO_DECLINED_TAX_ID",
     "CHALLENGE_CODE",
     "DEFAULT_TOKEN",
     "IN_ANALYSIS_CARD",

@@ -2,7 +2,7 @@
 
     python -m django_orderpay.emulator --port 8765 [--host 127.0.0.1]
         [--token TOKEN ...] [--notify-delay SECONDS] [--latency SECONDS]
-        [--retain-orders N] [--quiet]
+        [--retain-orders N] [--state-file PATH] [--quiet]
 
 Prints ``Emulator listening on http://HOST:PORT`` (``--port 0`` picks a free
 port) and the account id of each token; Ctrl-C or SIGTERM stops it (exit 0).
@@ -58,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"remember the newest N orders, forget older (default {DEFAULT_RETAINED_ORDERS})",
     )
+    parser.add_argument(
+        "--state-file",
+        metavar="PATH",
+        help="keep the emulator's orders, charges and cards in PATH across restarts "
+        "(read at start, written after each change; default: none, all in memory)",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     return parser
 
@@ -89,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             notify_delay=args.notify_delay,
             latency=args.latency,
             retain_orders=args.retain_orders,
+            state_file=args.state_file,
         )
     except ValueError as exc:
         _parser().error(str(exc))
@@ -106,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Emulator listening on {server.url}", flush=True)
         for token, account in emulator.accounts.items():
             print(f"  token {_shown_token(token)} -> account {account}", flush=True)
+        if emulator.state_file is not None:
+            print(f"  state kept in {emulator.state_file}", flush=True)
         print("Press Ctrl-C to stop.", flush=True)
         server.serve_forever()
     except (KeyboardInterrupt, _Stop):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -41,7 +43,7 @@ from .resources import (
 )
 from .resources.charges import cancel_charge, capture_charge, get_charge
 from .serving.http import Request, Response
-from .state import errors
+from .state import errors, persistence
 from .state.clock import Clock
 from .state.errors import ProviderError, SimulationError
 from .state.idempotency import fingerprint
@@ -96,6 +98,7 @@ class Route:
 
 ROUTES: tuple[Route, ...] = (
     Route("POST", "/orders", orders.create_order),
+    Route("GET", "/orders", orders.find_order_by_charge),
     Route("GET", "/orders/{id}", orders.get_order),
     Route("POST", "/orders/{id}/pay", orders.pay_order),
     Route("POST", "/checkouts", checkouts.create_checkout),
@@ -217,6 +220,9 @@ class Emulator:
     ``latency`` seconds are added to every provider answer
     (:mod:`.control.latency`); ``retain_orders`` is how many orders are
     remembered before the oldest are forgotten (:mod:`.state.retention`).
+    ``state_file``: a path where the state is kept across restarts
+    (:mod:`.state.persistence`); read now if it exists, written after every
+    call that may change the state.
     """
 
     def __init__(
@@ -230,8 +236,11 @@ class Emulator:
         options: Options | None = None,
         latency: float = 0.0,
         retain_orders: int = DEFAULT_RETAINED_ORDERS,
+        state_file: str | os.PathLike[str] | None = None,
     ) -> None:
         self.accounts = _accounts(tokens)
+        self.state_file = Path(state_file) if state_file else None
+        saved = persistence.load(self.state_file) if self.state_file else None
         self.clock = clock or Clock()
         self.notifier = Notifier(
             notification_sender,
@@ -239,7 +248,10 @@ class Emulator:
             clock=self.clock,
             background=notify_in_background,
         )
-        keys = KeyPair.generate(created_at=int(self.clock.now().timestamp() * 1000))
+        if saved is not None:
+            keys = saved.keys
+        else:
+            keys = KeyPair.generate(created_at=int(self.clock.now().timestamp() * 1000))
         options = options or Options()
         delay = Latency(latency)
         retention = Retention(retain_orders)
@@ -255,10 +267,15 @@ class Emulator:
             retention=retention,
             initial_retention=retention,
         )
+        if saved is not None:
+            for name, value in saved.parts.items():
+                setattr(self._state, name, value)
         self.faults = self._state.faults
         # One lock around all state: calls are served one at a time, which is
         # what makes idempotency and "one approved payment" races impossible here.
         self._lock = threading.RLock()
+        if self.state_file is not None:
+            self._save()  # at once: a new file, or a file set aside, is replaced now
 
     @property
     def public_key(self) -> str:
@@ -275,6 +292,17 @@ class Emulator:
         """Forget all orders, charges, cards, deliveries and faults; the clock back to real time."""
         with self._lock:
             plane.reset_world(self._state)
+            self._save()
+
+    def _save(self) -> None:
+        """Keep the state in ``state_file`` (called under the lock, after a change)."""
+        if self.state_file is None:
+            return
+        try:
+            persistence.save(self._state, self.state_file)
+        except OSError as exc:
+            # Serving goes on: the file is a convenience of development, not the state.
+            logger.warning("emulator state file %s not written: %s", self.state_file, exc)
 
     def close(self) -> None:
         """Stop the notifier's background thread."""
@@ -307,11 +335,15 @@ class Emulator:
             response.headers.append(("Allow", allowed))
             return response
         route, match = chosen
+        changes = method != "GET"
         if route.access == CONTROL:
             if not route.locked:
                 return self._serve(route, request, match.groups())
             with self._lock:
-                return self._serve(route, request, match.groups())
+                response = self._serve(route, request, match.groups())
+                if changes:
+                    self._save()
+                return response
         fault = self.faults.take(path)
         latency = self._state.latency
         if fault is not None and fault.before_work:
@@ -319,6 +351,9 @@ class Emulator:
         with self._lock:
             response = self._serve(route, request, match.groups())
             trim(self._state)
+            if changes:
+                # (A read cancels boletos past due too; after a restart the next call does.)
+                self._save()
         if route.cors:
             response.headers.extend(CORS_HEADERS[:1])
         response = fault.respond(response) if fault is not None else response

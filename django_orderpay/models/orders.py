@@ -82,6 +82,12 @@ class Order(ProviderMirror):
         on_delete=models.SET_NULL,
         related_name="orders",
     )
+    #: When the provider first answered 404 for this order (``orderpay_sync``): it
+    #: is reported once and no longer fetched by every run (an emulator restarted
+    #: without its state file, a sandbox order after the sandbox was reset).
+    provider_missing_since = models.DateTimeField(
+        _("unknown to the provider since"), null=True, blank=True
+    )
 
     objects = OrderQuerySet.as_manager()
 

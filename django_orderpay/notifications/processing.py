@@ -52,7 +52,7 @@ from django_orderpay.models import (
     NotificationDelivery,
     Order,
 )
-from django_orderpay.services import refresh_checkout, refresh_order
+from django_orderpay.services import refresh_checkout, refresh_order, refresh_order_of_charge
 from django_orderpay.sync import SyncError, lock_order, sync_checkout, sync_order, sync_transaction
 
 from . import recording
@@ -116,16 +116,14 @@ def _apply(
     """One attempt, inside the processing transaction (the caller's), the delivery claimed.
 
     ``order_id`` "" means the body named only charges: their order is found
-    here, locked and re-fetched (such a body is never synced as is).
+    here, locked and re-fetched, or, unknown here, asked of the provider by
+    the charge (such a body is never synced as is).
     ``order`` is ``order_id``'s row when the claim has locked it already;
     None, it is looked for (and locked) here.
     """
-    unknown = f"order {order_id} is unknown here"
     named = bool(order_id)
     if not order_id:
-        charge_ids = named_charges(payload)
-        order_id = _order_of_charges(charge_ids)
-        unknown = f"no order here has charge {', '.join(charge_ids)}"
+        order_id = _order_of_charges(named_charges(payload))
         if order_id and order_id != delivery.order_provider_id:
             recording.name_order(delivery, order_id)
     if order is None and order_id:
@@ -136,8 +134,9 @@ def _apply(
         # provider's answer to our own token proves it is ours: adopt that.
         result = _adopt(order_id, client)
     elif order is None:
-        logger.info("notification delivery %s ignored: %s", delivery.pk, unknown)
-        result = Result.of(DeliveryOutcome.IGNORED, unknown)
+        # Charges of an order not mirrored here: the provider, asked with our own token
+        # (GET /orders?charge_id=), says whose they are.
+        result = _adopt_by_charge(delivery, named_charges(payload), client)
     else:
         if not trust_body:
             payload = (client or get_client()).get_order(order.provider_id)
@@ -213,6 +212,24 @@ def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
         logger.info("notification for %s ignored: %s", order_id, detail)
         return Result.of(DeliveryOutcome.IGNORED, detail)
     return Result.of(DeliveryOutcome.PROCESSED, f"order {order_id} adopted")
+
+
+def _adopt_by_charge(
+    delivery: NotificationDelivery, charge_ids: tuple[str, ...], client: OrderPayClient | None
+) -> Result:
+    """Mirror the order of the first charge the provider knows for this account."""
+    for charge_id in charge_ids[:1]:  # one call: a stranger's body must not cost more
+        try:
+            order = refresh_order_of_charge(
+                charge_id, source=ChangeSource.NOTIFICATION, client=client
+            )
+        except NotFound:
+            break
+        recording.name_order(delivery, order.provider_id)
+        return Result.of(DeliveryOutcome.PROCESSED, f"order {order.provider_id} adopted")
+    detail = f"no order of this account has charge {', '.join(charge_ids)}"
+    logger.info("notification delivery %s ignored: %s", delivery.pk, detail)
+    return Result.of(DeliveryOutcome.IGNORED, detail)
 
 
 def _secrets() -> tuple[str, ...]:

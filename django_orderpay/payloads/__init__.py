@@ -22,8 +22,8 @@ from django_orderpay._deprecation import deprecated_getattr
 from django_orderpay.exceptions import FieldError, PayloadError
 
 from .authentication import AuthenticationMethod, BuyerInterest
-from .boleto import BoletoHolder, BoletoPayment, PaymentInstructions, Penalty
-from .card import Card, PaymentMethod
+from .boleto import BoletoHolder, BoletoPayment, Discount, PaymentInstructions, Penalty
+from .card import Card, PaymentMethod, TokenData, Wallet
 from .charge import ACCOUNT_ID_PATTERN, Amount, ChargeRequest, Receiver, Recurring, Splits
 from .checkout import (
     CardInstallments,
@@ -38,6 +38,7 @@ from .checkout import (
 )
 from .checkout_parse import checkout_from_dict, validate_checkout_dict
 from .customer import Address, Customer, Holder, Item, Phone, Shipping
+from .facilitator import SubMerchant
 from .order import DeepLink, OrderRequest, PayRequest
 from .parse import (
     order_from_dict,
@@ -66,6 +67,7 @@ __all__ = [
     "CheckoutShipping",
     "Customer",
     "DeepLink",
+    "Discount",
     "FieldError",
     "Holder",
     "Item",
@@ -83,6 +85,9 @@ __all__ = [
     "Shipping",
     "ShippingBox",
     "Splits",
+    "SubMerchant",
+    "TokenData",
+    "Wallet",
     "checkout_from_dict",
     "order_from_dict",
     "pay_request_from_dict",

@@ -144,11 +144,17 @@ class Problems:
             return False
         return True
 
-    def tax_id(self, path: str, value: Any, *, required: bool = True) -> bool:
-        """A CPF (11 digits) or a CNPJ (14, letters allowed in the first 12), check digits right.
+    def tax_id(
+        self, path: str, value: Any, *, required: bool = True, check_digits: bool = False
+    ) -> bool:
+        """A CPF (11 digits) or a CNPJ (14, letters allowed in the first 12); with
+        ``check_digits``, their check digits right.
 
-        Compared upper-case (the builders send it so): ``12abc34501de35`` is
-        the alphanumeric CNPJ ``12ABC34501DE35``.
+        PagBank checks the digits only where it documents it (a sub-merchant's) and
+        where a bank registers the document (a boleto's payer): its card examples send
+        a holder's CPF with wrong ones and are PAID, so a customer's or holder's are
+        not refused for them. Compared upper-case (the builders send it so):
+        ``12abc34501de35`` is the alphanumeric CNPJ ``12ABC34501DE35``.
         """
         if not self.text(path, value, required=required):
             return False
@@ -159,7 +165,7 @@ class Problems:
                 "without dots, slashes or dashes",
             )
             return False
-        if not rules.valid_tax_id(value.upper()):
+        if check_digits and not rules.valid_tax_id(value.upper()):
             self.add(path, "has wrong check digits for a CPF or CNPJ")
             return False
         return True

@@ -22,12 +22,15 @@ THREEDS_ID_PATTERN = (
     r"3DS_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
 )
 AUTHENTICATION_STATUSES = ("AUTHENTICATED", "NOT_AUTHENTICATED")
+#: THREEDS (PagBank's id, or an external 3-D Secure) and INAPP (an in-app authentication).
+AUTHENTICATION_TYPES = ("THREEDS", "INAPP")
 
 
 @dataclass(frozen=True)
 class AuthenticationMethod(Builder):
     """``payment_method.authentication_method``: ``type`` THREEDS and either an ``id`` or
-    the external fields (``cavv`` and ``eci`` required)."""
+    the external fields (``cavv`` and ``eci`` required); or ``type`` INAPP with ``cavv`` and
+    ``eci`` (:meth:`in_app`)."""
 
     type: str = "THREEDS"
     id: str | None = None
@@ -42,6 +45,11 @@ class AuthenticationMethod(Builder):
     def threeds(cls, authentication_id: str) -> AuthenticationMethod:
         """PagBank's 3-D Secure: the ``id`` ``authenticate3DS`` resolved with."""
         return cls(id=authentication_id)
+
+    @classmethod
+    def in_app(cls, *, cavv: str, eci: str) -> AuthenticationMethod:
+        """INAPP: an in-app authentication's ``cavv`` and ``eci`` (an Elo network token's)."""
+        return cls(type="INAPP", cavv=cavv, eci=eci)
 
     @classmethod
     def external(
@@ -60,8 +68,17 @@ class AuthenticationMethod(Builder):
         )
 
     def collect(self, problems: Problems, path: str) -> None:
-        problems.text(join(path, "type"), self.type, choices=("THREEDS",))
+        problems.text(join(path, "type"), self.type, choices=AUTHENTICATION_TYPES)
         external = ("cavv", "eci", "xid", "version", "dstrans_id", "status")
+        if self.type == "INAPP":
+            for name in ("id", "xid", "version", "dstrans_id", "status"):
+                if getattr(self, name) is not None:
+                    problems.add(join(path, name), "is not sent with INAPP")
+            problems.text(join(path, "cavv"), self.cavv, limit=(1, 80))
+            problems.text(
+                join(path, "eci"), self.eci, pattern=r"[0-9]{2}", pattern_message="must be 2 digits"
+            )
+            return
         if self.id is not None:
             problems.text(
                 join(path, "id"),
@@ -105,8 +122,10 @@ class AuthenticationMethod(Builder):
 
 @dataclass(frozen=True)
 class BuyerInterest(Builder):
-    """``amount.fees.buyer.interest``: ``total`` cents of interest the buyer pays, over
-    ``installments`` (the charge's). The charge's ``amount.value`` includes it."""
+    """``amount.fees.buyer.interest``: ``total`` cents of interest the buyer pays, and on how
+    many ``installments``: those past the ones the merchant absorbs (PagBank's example: 8
+    installments with 4 interest-free send 4; its 5x plan 1). The charge's ``amount.value``
+    includes ``total``; the plan of ``GET /charges/fees/calculate`` says both."""
 
     total: int
     installments: int
@@ -116,7 +135,7 @@ class BuyerInterest(Builder):
         if not is_int(self.total) or not 0 <= self.total < rules.MAX_AMOUNT:
             problems.add(total_path, f"must be whole cents from 0 to {rules.MAX_AMOUNT - 1}")
         problems.integer(
-            join(path, "installments"), self.installments, 2, rules.MAX_INSTALLMENTS_ENABLED
+            join(path, "installments"), self.installments, 1, rules.MAX_INSTALLMENTS_ENABLED
         )
 
     def to_dict(self) -> dict[str, Any]:

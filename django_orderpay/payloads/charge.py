@@ -10,9 +10,10 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, index, is_int, join
-from .authentication import BuyerInterest
+from .authentication import AuthenticationMethod, BuyerInterest
 from .boleto import BoletoPayment, PaymentInstructions
 from .card import PaymentMethod
+from .facilitator import SubMerchant
 
 #: A receiver's account id (its home is :mod:`django_orderpay.rules`, shared with the emulator).
 ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
@@ -266,6 +267,14 @@ class Splits(Builder):
             if self.method == "FIXED" and is_int(charge_amount) and total != charge_amount:
                 problems.add(sum_path, "fixed amounts must sum to the charge amount")
 
+    @property
+    def liable_position(self) -> int | None:
+        """The position of the receiver marked liable (None when none is)."""
+        return next(
+            (n for n, r in enumerate(self.receivers) if isinstance(r, Receiver) and r.liable),
+            None,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "receivers": [r.to_dict() for r in self.receivers]}
 
@@ -285,12 +294,17 @@ class ChargeRequest(Builder):
     splits: Splits | None = None
     #: A boleto's fine, interest and discount (boleto charges only).
     payment_instructions: PaymentInstructions | None = None
+    #: A payment facilitator's sub-merchant (card charges only).
+    sub_merchant: SubMerchant | None = None
+    #: The charge's own notification URL (one, HTTPS), notified beside the order's.
+    notification_urls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Any bare value becomes an Amount, so a float or Decimal is reported at
         # ``amount.value`` as money (refused, never rounded), like an int is accepted there.
         if self.amount is not None and not isinstance(self.amount, Amount):
             object.__setattr__(self, "amount", Amount(self.amount))
+        object.__setattr__(self, "notification_urls", tuple(self.notification_urls or ()))
 
     def collect(self, problems: Problems, path: str) -> None:
         problems.text(
@@ -308,17 +322,27 @@ class ChargeRequest(Builder):
         method = self.payment_method
         if isinstance(method, BoletoPayment):
             method.collect(problems, method_path)
-            for name in ("recurring", "splits"):
-                if getattr(self, name) is not None:
-                    problems.add(join(path, name), "a boleto charge takes no " + name)
+            if is_int(charge_amount) and 0 < charge_amount < rules.BOLETO_MIN_AMOUNT:
+                problems.add(
+                    join(amount_path, "value"),
+                    f"a boleto is at least {rules.BOLETO_MIN_AMOUNT} cents (R$ 0,20)",
+                )
+            if self.recurring is not None:
+                problems.add(join(path, "recurring"), "a boleto charge takes no recurring")
         elif problems.instance(method_path, method, PaymentMethod):
             method.collect(problems, method_path)
             installments = method.installments
             fees = self.amount.fees if isinstance(self.amount, Amount) else None
-            if isinstance(fees, BuyerInterest) and fees.installments != installments:
+            if (
+                isinstance(fees, BuyerInterest)
+                and is_int(fees.installments)
+                and is_int(installments)
+                and fees.installments > installments
+            ):
                 problems.add(
                     join(amount_path, "fees.buyer.interest.installments"),
-                    "must be the charge's installments",
+                    "counts the installments that bear interest: at most the charge's "
+                    f"{installments}",
                 )
             if is_int(charge_amount) and is_int(installments) and installments > 1:
                 if charge_amount < installments * rules.MIN_INSTALLMENT:
@@ -339,21 +363,71 @@ class ChargeRequest(Builder):
                 charge_amount=charge_amount,
                 recurring=self.recurring is not None,
             )
+        if isinstance(self.splits, Splits):
+            self._collect_liable(problems, path, self.splits, method)
+        sub_merchant_path = join(path, "sub_merchant")
+        if problems.instance(sub_merchant_path, self.sub_merchant, SubMerchant, required=False):
+            if not isinstance(method, PaymentMethod):
+                problems.add(sub_merchant_path, "applies to card charges only")
+            self.sub_merchant.collect(problems, sub_merchant_path)  # type: ignore[union-attr]
+        urls_path = join(path, "notification_urls")
+        if len(self.notification_urls) > 1:
+            problems.add(urls_path, "takes one URL")
+        for position, url in enumerate(self.notification_urls):
+            problems.text(
+                index(urls_path, position),
+                url,
+                pattern=rules.HTTPS_URL_PATTERN,
+                pattern_message="must be an HTTPS URL (PagBank asks for SSL here)",
+            )
         instructions_path = join(path, "payment_instructions")
         instructions = self.payment_instructions
         if problems.instance(instructions_path, instructions, PaymentInstructions, required=False):
+            due = None
             if not isinstance(method, BoletoPayment):
                 problems.add(instructions_path, "applies to boleto charges only")
-            instructions.collect(problems, instructions_path)  # type: ignore[union-attr]
+            else:
+                due = method.due_date
+                if method.template == "PROPOSTA" and instructions:
+                    problems.add(
+                        join(method_path, "boleto.template"),
+                        "a PROPOSTA boleto takes no fine, interest or discount: use COBRANCA",
+                    )
+            instructions.collect(problems, instructions_path, due_date=due)  # type: ignore[union-attr]
+
+    @staticmethod
+    def _collect_liable(problems: Problems, path: str, splits: Splits, method: Any) -> None:
+        """A liable receiver only on a credit card without 3-D Secure (PagBank's error table:
+        "The liable configuration can only be applied for credit card payments"; "3DS
+        authentication is not valid method for split transactions with liable configuration")."""
+        liable = splits.liable_position
+        if liable is None:
+            return
+        if not isinstance(method, PaymentMethod) or method.type != "CREDIT_CARD":
+            where = join(path, f"splits.receivers[{liable}].configurations.liable")
+            problems.add(where, "a liable receiver is for credit card payments only")
+            return
+        auth = method.authentication_method
+        if isinstance(auth, AuthenticationMethod) and auth.type == "THREEDS":
+            problems.add(
+                join(path, "payment_method.authentication_method.type"),
+                "3-D Secure is not taken on a split with a liable receiver: drop one of them",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         instructions = self.payment_instructions
+        method = self.payment_method.to_dict()
+        if instructions and isinstance(self.payment_method, BoletoPayment):
+            # Fines, interest and discounts need the COBRANCA model (PROPOSTA is the default).
+            method["boleto"].setdefault("template", "COBRANCA")
         return compact(
             reference_id=self.reference_id,
             description=self.description,
             amount=self.amount.to_dict(),
-            payment_method=self.payment_method.to_dict(),
+            payment_method=method,
             recurring=self.recurring.to_dict() if self.recurring is not None else None,
             splits=self.splits.to_dict() if self.splits is not None else None,
             payment_instructions=instructions.to_dict() if instructions is not None else None,
+            sub_merchant=self.sub_merchant.to_dict() if self.sub_merchant is not None else None,
+            notification_urls=list(self.notification_urls) or None,
         )

@@ -22,10 +22,11 @@ class Phone(Builder):
     country: str = "55"
     type: str = "MOBILE"
 
-    def collect(self, problems: Problems, path: str) -> None:
+    def collect(self, problems: Problems, path: str, *, longest_number: int = 9) -> None:
         problems.digits(join(path, "country"), self.country, 1, 3)
         problems.digits(join(path, "area"), self.area, 2, 2)
-        problems.digits(join(path, "number"), self.number, 8, 9)
+        # A sub-merchant's may have 11 digits: PagBank's example sends "98877887788".
+        problems.digits(join(path, "number"), self.number, 8, longest_number)
         problems.text(join(path, "type"), self.type, choices=rules.PHONE_TYPES)
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,9 +38,18 @@ class Phone(Builder):
         }
 
 
-def collect_person(problems: Problems, path: str, name: Any, email: Any, tax_id: Any) -> None:
+def collect_person(
+    problems: Problems,
+    path: str,
+    name: Any,
+    email: Any,
+    tax_id: Any,
+    *,
+    name_limit: str = "customer.name",
+    check_digits: bool = False,
+) -> None:
     """A person's ``name``, ``email`` and ``tax_id`` (a customer, a boleto's payer)."""
-    problems.name(join(path, "name"), name, limit="customer.name")
+    problems.name(join(path, "name"), name, limit=name_limit)
     problems.text(
         join(path, "email"),
         email,
@@ -47,7 +57,7 @@ def collect_person(problems: Problems, path: str, name: Any, email: Any, tax_id:
         pattern=EMAIL_PATTERN,
         pattern_message="must be an email address",
     )
-    problems.tax_id(join(path, "tax_id"), tax_id)
+    problems.tax_id(join(path, "tax_id"), tax_id, check_digits=check_digits)
 
 
 def person_dict(name: str, email: str, tax_id: str) -> dict[str, Any]:
@@ -59,7 +69,8 @@ def person_dict(name: str, email: str, tax_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Customer(Builder):
-    """``customer``: ``name`` 1-120, ``email`` 10-255, ``tax_id`` a CPF or CNPJ, digits only."""
+    """``customer``: ``name`` 1-120, ``email`` 10-255, ``tax_id`` a CPF or CNPJ, digits only
+    (its check digits are not PagBank's to refuse: a shop's form may check them)."""
 
     name: str
     email: str
@@ -130,7 +141,8 @@ class Item(Builder):
 
 @dataclass(frozen=True)
 class Address(Builder):
-    """``shipping.address``: a Brazilian address (``country`` BRA, ``postal_code`` 8 digits)."""
+    """``shipping.address``: a Brazilian address (``country`` BRA, ``postal_code`` 8 digits);
+    as a boleto payer's, ``country`` is as written (1-50 characters, the docs' "Brasil")."""
 
     street: str
     number: str
@@ -140,8 +152,10 @@ class Address(Builder):
     postal_code: str
     complement: str | None = None
     country: str = "BRA"
+    #: The state's name (1-50), beside its code: documented, and sent by the official plugin.
+    region: str | None = None
 
-    def collect(self, problems: Problems, path: str) -> None:
+    def collect(self, problems: Problems, path: str, *, country_as_written: bool = False) -> None:
         problems.text(join(path, "street"), self.street, limit="street")
         problems.text(join(path, "number"), self.number, limit="address.number")
         problems.text(join(path, "complement"), self.complement, limit="complement", required=False)
@@ -153,7 +167,11 @@ class Address(Builder):
             choices=rules.BRAZILIAN_STATES,
             choices_message="must be a Brazilian state code, 2 upper-case letters",
         )
-        problems.text(join(path, "country"), self.country, choices=("BRA",))
+        problems.text(join(path, "region"), self.region, limit="region", required=False)
+        if country_as_written:  # a boleto's payer: the docs' example writes "Brasil"
+            problems.text(join(path, "country"), self.country, limit="country")
+        else:
+            problems.text(join(path, "country"), self.country, choices=("BRA",))
         problems.digits(join(path, "postal_code"), self.postal_code, 8, 8)
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,6 +181,7 @@ class Address(Builder):
             complement=self.complement,
             locality=self.locality,
             city=self.city,
+            region=self.region,
             region_code=self.region_code,
             country=self.country,
             postal_code=self.postal_code,

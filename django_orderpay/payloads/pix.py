@@ -9,6 +9,7 @@ from typing import Any
 from django_orderpay import rules
 
 from ._problems import Builder, Problems, compact, join
+from .charge import Splits
 
 
 def _moment(value: Any) -> Any:
@@ -30,6 +31,9 @@ class QrCode(Builder):
     amount: int
     expiration_date: datetime | None = None
     arrangements: tuple[str, ...] = ()
+    #: ``qr_codes[].splits`` (the order object's): the payment split among receivers, by the
+    #: charge's rules over the QR code's amount; no liable receiver (credit cards only).
+    splits: Splits | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expiration_date", _moment(self.expiration_date))
@@ -44,6 +48,13 @@ class QrCode(Builder):
         moment = self.expiration_date
         if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
             problems.add(where, "must be a date and time with its UTC offset (ISO 8601)")
+        splits_path = join(path, "splits")
+        if problems.instance(splits_path, self.splits, Splits, required=False):
+            self.splits.collect(problems, splits_path, charge_amount=self.amount)  # type: ignore[union-attr]
+            liable = self.splits.liable_position  # type: ignore[union-attr]
+            if liable is not None:
+                where = join(splits_path, f"receivers[{liable}].configurations.liable")
+                problems.add(where, "a liable receiver is for credit card payments only")
         arrangements_path = join(path, "arrangements")
         if problems.sequence(arrangements_path, self.arrangements):
             for position, name in enumerate(self.arrangements):
@@ -57,4 +68,5 @@ class QrCode(Builder):
             amount={"value": self.amount},
             expiration_date=moment.isoformat(timespec="seconds") if moment else None,
             arrangements=list(self.arrangements) or None,
+            splits=self.splits.to_dict() if isinstance(self.splits, Splits) else None,
         )

@@ -24,7 +24,7 @@ from .checkouts import (
 from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
-from .orders import create_order, pay_order, refresh_order
+from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
 from .splits import get_split
 from .threeds import ThreeDSSession, create_3ds_session
@@ -49,6 +49,7 @@ __all__ = [
     "payable_checkout",
     "refresh_checkout",
     "refresh_order",
+    "refresh_order_of_charge",
     "remove_card_token",
     "simulate_deeplink_payment",
     "simulate_pix_payment",

@@ -35,38 +35,48 @@ def clear_installment_plans_cache() -> None:
 @dataclass(frozen=True)
 class InstallmentPlan:
     """One choice: ``installments`` of ``installment_value`` cents; ``total`` includes
-    ``interest`` (0 when the merchant absorbs it)."""
+    ``interest`` (0 when the merchant absorbs it), which the buyer pays on
+    ``interest_installments`` of them: those past the ones the merchant absorbs (PagBank's
+    example, 8x with 4 interest-free: 4; its 5x plan: 1)."""
 
     installments: int
     installment_value: int
     total: int
     interest: int
+    interest_installments: int = 0
 
     @property
     def interest_free(self) -> bool:
         return self.interest == 0
 
     def amount(self) -> payloads.Amount:
-        """The charge's ``amount`` for this plan: the total, with the buyer's interest."""
-        fees = payloads.BuyerInterest(self.interest, self.installments) if self.interest else None
+        """The charge's ``amount`` for this plan: the total, with the buyer's interest and the
+        installments it is paid on, as the plan said (``amount.fees.buyer.interest``)."""
+        if not self.interest:
+            return payloads.Amount(self.total)
+        fees = payloads.BuyerInterest(self.interest, self.interest_installments)
         return payloads.Amount(self.total, fees=fees)
 
 
-def _plans(answer: Any) -> list[InstallmentPlan]:
+def _plans(answer: Any, no_interest: int) -> list[InstallmentPlan]:
     credit = (answer or {}).get("payment_methods", {}).get("credit_card", {})
     brand: dict[str, Any] = next(iter(credit.values()), {}) if isinstance(credit, dict) else {}
     plans = []
     for entry in brand.get("installment_plans") or []:
         amount = entry.get("amount") or {}
-        interest = (((amount.get("fees") or {}).get("buyer") or {}).get("interest") or {}).get(
-            "total"
-        ) or 0
+        interest = ((amount.get("fees") or {}).get("buyer") or {}).get("interest") or {}
+        installments = int(entry["installments"])
+        total = int(interest.get("total") or 0)
+        # A plan that does not say on how many installments (none seen) bears interest on
+        # those the merchant does not absorb, as the documented plans do.
+        default = max(installments - no_interest, 1) if total else 0
         plans.append(
             InstallmentPlan(
-                installments=int(entry["installments"]),
+                installments=installments,
                 installment_value=int(entry["installment_value"]),
                 total=int(amount.get("value", 0)),
-                interest=int(interest),
+                interest=total,
+                interest_installments=int(interest.get("installments") or default),
             )
         )
     if not plans:
@@ -97,8 +107,9 @@ def installment_plans(
     if not rules.is_digits(card_bin, (6, 8)):
         raise PayloadError([FieldError("card_bin", "must be the card's first 6 or 8 digits")])
     conf = get_settings()
+    # "v2": plans cached before interest_installments existed are never read back.
     key = (
-        f"orderpay:fees:{_generation[0]}:{account_key(conf)}:{value}:{card_bin}:"
+        f"orderpay:fees:v2:{_generation[0]}:{account_key(conf)}:{value}:{card_bin}:"
         f"{max_installments}:{max_installments_no_interest}"
     )
     if client is None:
@@ -111,7 +122,7 @@ def installment_plans(
         max_installments=max_installments,
         max_installments_no_interest=max_installments_no_interest,
     )
-    plans = _plans(answer)
+    plans = _plans(answer, max_installments_no_interest)
     cache.set(key, [plan.__dict__ for plan in plans], PLANS_TTL)
     return plans
 

@@ -312,12 +312,16 @@ def _is_refusal(error: ProviderError, operation: Operation) -> bool:
     """Whether ``error`` says the provider did nothing for this operation.
 
     The first call's 4xx is a refusal (but not a 409: the key is in use,
-    nor a rate limit). Once a call of the operation may have acted, only
-    the API's own 400 about the request still answers for the key (the
-    provider looks the key up before it validates); a 401, 403 or 404 on a
-    repeat may come from a gateway and says nothing about the first call.
+    nor a rate limit), and so is a first call that never left this machine
+    (every connection refused: nothing reached the provider). Once a call of
+    the operation may have acted, only the API's own 400 about the request
+    still answers for the key (the provider looks the key up before it
+    validates); a 401, 403 or 404 on a repeat may come from a gateway and
+    says nothing about the first call.
     """
-    if isinstance(error, ProviderUnavailable | IdempotencyConflict):
+    if isinstance(error, ProviderUnavailable):
+        return not error.sent and operation.calls <= 1
+    if isinstance(error, IdempotencyConflict):
         return False
     status = error.status
     if status is None or not 400 <= status < 500 or status in (409, 429):

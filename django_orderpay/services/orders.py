@@ -126,3 +126,16 @@ def refresh_order(
     order_id = order.provider_id if isinstance(order, Order) else order
     answer = client_or_default(client).get_order(order_id)
     return sync_order(answer, source=source)
+
+
+def refresh_order_of_charge(
+    charge_id: str,
+    *,
+    source: str = ChangeSource.SYNC,
+    client: OrderPayClient | None = None,
+) -> Order:
+    """Fetch the order a ``CHAR_`` id belongs to (``GET /orders?charge_id=``) and mirror it:
+    for code that holds only a charge's id (a notification naming only its charge, which
+    this shop never mirrored). ``NotFound`` when this account has no such charge."""
+    answer = client_or_default(client).get_order_by_charge(charge_id)
+    return sync_order(answer, source=source)

@@ -10,9 +10,11 @@ loads entry-point plugins before Django is set up.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -26,7 +28,13 @@ if TYPE_CHECKING:
     from django_orderpay.emulator import Emulator
     from django_orderpay.emulator.serving.wsgi import EmulatorServer
 
-__all__ = ["ControlPlaneError", "Delivery", "OrderPayEmulator", "orderpay_emulator"]
+__all__ = [
+    "ControlPlaneError",
+    "Delivery",
+    "OrderPayEmulator",
+    "ThreeDSAuthentication",
+    "orderpay_emulator",
+]
 
 #: The bearer token the fixture's emulator accepts (and ``ORDERPAY['TOKEN']`` is set to).
 EMULATOR_TOKEN = "emulator-token"
@@ -34,6 +42,17 @@ CONTROL_PREFIX = "/_emulator"
 CONTROL_TIMEOUT = 10.0
 #: How long one deliver_notifications() may take before a test is told.
 DELIVERY_TIMEOUT = 60.0
+#: What ``authenticate_3ds`` sends as the shopper when a test names none: the
+#: SDK's authenticate3DS requires a customer's name and e-mail and a billing address.
+THREEDS_CUSTOMER = {"name": "Jose da Silva", "email": "jose@example.com"}
+THREEDS_BILLING_ADDRESS = {
+    "street": "Avenida Brigadeiro Faria Lima",
+    "number": "1384",
+    "regionCode": "SP",
+    "country": "BRA",
+    "city": "Sao Paulo",
+    "postalCode": "01452002",
+}
 
 
 class ControlPlaneError(AssertionError):
@@ -47,6 +66,27 @@ class Delivery:
     url: str
     status: int
     response: HttpResponseBase
+
+
+@dataclass(frozen=True)
+class ThreeDSAuthentication:
+    """How 3-D Secure ended for a card, as the checkout page would post it.
+
+    ``id`` is the ``3DS_`` authentication id (None when the card cannot pay:
+    the challenge failed, or the risk engine asked for another card),
+    ``status`` what ``authenticate3DS`` answered last (``AUTH_FLOW_COMPLETED``,
+    ``AUTH_NOT_SUPPORTED``, ``CHANGE_PAYMENT_METHOD``) and ``challenged``
+    whether the bank asked for its code on the way.
+    """
+
+    id: str | None
+    status: str
+    challenged: bool
+
+    def form_data(self) -> dict[str, str]:
+        """The hidden fields ``{% orderpay_card_form %}`` posts: ``authentication_id``
+        and ``authentication_status``."""
+        return {"authentication_id": self.id or "", "authentication_status": self.status}
 
 
 class _Target:
@@ -150,8 +190,85 @@ class OrderPayEmulator:
         return self.control("POST", f"checkouts/{checkout_id}/expire")
 
     def advance_clock(self, seconds: float) -> None:
-        """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due."""
+        """Move the emulator's clock ``seconds`` ahead: QR codes expire, boletos fall due.
+
+        Only the provider's clock: the shop's (``timezone.now()``) stays. To
+        move both, as ``manage.py orderpay_expire`` needs, use :meth:`travel`.
+        """
         self.control("POST", "clock", {"advance_seconds": seconds})
+
+    @contextlib.contextmanager
+    def travel(self, seconds: float) -> Iterator[None]:
+        """The shop's clock and the emulator's, ``seconds`` ahead together, for the block.
+
+        One clock for both (time-machine moves the process's time; the
+        emulator serves from this process and reads it too), so what the shop
+        decides by its clock (``orderpay_expire`` picks a Pix order once its QR
+        code expired) and what the provider answers agree. Time flows on from
+        the moved point.
+        """
+        import time_machine
+        from django.utils import timezone
+
+        with time_machine.travel(timezone.now() + timedelta(seconds=seconds), tick=True):
+            yield
+
+    # --- 3-D Secure ---------------------------------------------------------------
+
+    def authenticate_3ds(
+        self,
+        card: str,
+        amount: int,
+        *,
+        payment_type: str = "CREDIT_CARD",
+        installments: int = 1,
+        challenge_code: str | None = None,
+        customer: dict[str, Any] | None = None,
+        billing_address: dict[str, Any] | None = None,
+    ) -> ThreeDSAuthentication:
+        """Authenticate ``card`` for ``amount`` cents as the checkout page's SDK would.
+
+        ``card`` is a number (``"4000000000002503"``) or a card encrypted with
+        ``services.get_public_key()`` (what the page posts). The session is
+        made with the shop's token (``services.create_3ds_session``), then
+        ``authenticate3DS`` is called on the emulator; a card the bank
+        challenges is answered with ``challenge_code`` (the emulated bank's
+        code, ``emulator.CHALLENGE_CODE``, when None; a wrong one fails it).
+        ``customer`` (name, e-mail) and ``billing_address`` (the SDK's
+        words: ``regionCode``, ``postalCode``) default to a test shopper:
+        PagBank requires both. Answers what the form posts
+        (:meth:`ThreeDSAuthentication.form_data`).
+        """
+        from django_orderpay.emulator import CHALLENGE_CODE
+        from django_orderpay.services import create_3ds_session
+
+        if card.isdigit():
+            sdk_card: dict[str, Any] = {"number": card, "expMonth": "12", "expYear": "2030"}
+        else:
+            sdk_card = {"encrypted": card}
+        data = {
+            "customer": customer or THREEDS_CUSTOMER,
+            "paymentMethod": {"type": payment_type, "installments": installments, "card": sdk_card},
+            "amount": {"value": amount, "currency": "BRL"},
+            "billingAddress": billing_address or THREEDS_BILLING_ADDRESS,
+        }
+        session = create_3ds_session().session
+        answer = self._sdk("/checkout-sdk/authentications", {"session": session, "data": data})
+        challenge = answer.get("challenge")
+        if answer.get("status") == "REQUIRE_CHALLENGE" and challenge:
+            code = CHALLENGE_CODE if challenge_code is None else challenge_code
+            path = urlsplit(challenge["url"]).path
+            answer = self._sdk(path, {"code": code})
+            return ThreeDSAuthentication(answer.get("id"), answer["status"], challenged=True)
+        return ThreeDSAuthentication(answer.get("id"), answer["status"], challenged=False)
+
+    def _sdk(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST to the SDK's open routes (no token); a refusal is the test's own mistake."""
+        response = self._session.post(self.base_url + path, json=body, timeout=CONTROL_TIMEOUT)
+        if not response.ok:
+            raise ControlPlaneError(f"POST {path} answered {response.status_code}: {response.text}")
+        answer: dict[str, Any] = response.json()
+        return answer
 
     # --- notifications ----------------------------------------------------------
 

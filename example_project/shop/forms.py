@@ -75,6 +75,10 @@ class CheckoutForm(forms.ModelForm):
             "region_code",
         )
         labels = {"customer_name": _("Full name"), "customer_email": _("E-mail")}
+        help_texts = {
+            # PagBank takes 1-30 characters for a boleto's payer: the shop shortens it.
+            "customer_name": _("A boleto prints the first 30 characters of the name."),
+        }
 
     def clean_customer_email(self) -> str:
         email = self.cleaned_data["customer_email"]

@@ -202,7 +202,8 @@ def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | No
     boleto = payloads.BoletoPayment(
         due_date=rules.provider_today() + dt.timedelta(days=BOLETO_DAYS),
         holder=payloads.BoletoHolder(
-            name=purchase.customer_name,
+            # PagBank prints 30 characters of a payer's name (the form says so).
+            name=rules.boleto_payer_name(purchase.customer_name),
             tax_id=purchase.customer_tax_id,
             email=purchase.customer_email,
             address=_address(purchase),

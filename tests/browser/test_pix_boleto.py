@@ -86,8 +86,10 @@ def test_pix_shows_the_qr_copies_its_code_and_moves_on_when_paid(payer, shop):
     expect(status_label(payer)).to_have_text("Waiting for the Pix payment")
     qr_image = payer.get_by_test_id("pix-qr-code")
     expect(qr_image).to_be_visible()
-    assert payer.evaluate(
-        "(img) => img.complete && img.naturalWidth > 0", qr_image.element_handle()
+    # Visible is not loaded (its width and height are in the markup): wait for the
+    # PNG itself, which a busy machine serves after the page (CI saw it half a beat late).
+    payer.wait_for_function(
+        "(img) => img.complete && img.naturalWidth > 0", arg=qr_image.element_handle()
     )
     expect(payer.get_by_test_id("pix-countdown")).to_have_text(
         re.compile(r"Expires in (29|30):\d\d")

@@ -223,17 +223,225 @@ def test_card_fields_on_a_boleto_are_unknown(api, today):
     )
 
 
-def test_payment_instructions_are_echoed_on_a_boleto_and_refused_on_a_card(api, today):
-    instructions = {
-        "fine": {"date": "2026-12-01", "value": 200},
-        "interest": {"date": "2026-12-01", "value": 33},
-        "discount": {"date": "2026-11-28", "value": 100},
+def docs_instructions(due: date) -> dict:
+    """The docs' ``payment_instructions`` ("criar e pagar pedido com boleto"), its dates moved
+    with the due date: fine and interest from the day after it, a discount until it. Each
+    ``value`` is a percentage times 100 (200 is 2,00 %)."""
+    after = (due + timedelta(days=1)).isoformat()
+    return {
+        "fine": {"date": after, "value": 200},
+        "interest": {"date": after, "value": 200},
+        "discounts": [{"due_date": due.isoformat(), "value": 500}],
     }
-    order = boleto_order(api, today + timedelta(days=3), payment_instructions=instructions)
-    card = charge_payload(payment_instructions=instructions)
+
+
+def test_the_docs_payment_instructions_with_discounts_are_taken_and_echoed(api, today):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    order = boleto_order(api, due, 34343, payment_instructions=instructions)
 
     assert order["charges"][0]["payment_instructions"] == instructions
+    card = charge_payload(payment_instructions=instructions)
     assert refusal(api.post("/orders", order_payload(charges=[card]))) == (
         "40002",
         "charges[0].payment_instructions",
+    )
+
+
+def test_the_charge_objects_single_discount_object_is_taken_too(api, today):
+    """The charge object's table writes ``discounts`` as one ``{date, value}`` object."""
+    due = today + timedelta(days=3)
+    instructions = {"discounts": {"date": due.isoformat(), "value": 500}}
+    order = boleto_order(api, due, payment_instructions=instructions)
+    assert order["charges"][0]["payment_instructions"] == instructions
+
+
+def test_discount_in_the_singular_is_not_pagbanks_key(api, today):
+    due = today + timedelta(days=3)
+    instructions = {"discount": {"date": due.isoformat(), "value": 100}}
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40003",
+        "charges[0].payment_instructions.discount",
+    )
+
+
+@pytest.mark.parametrize(
+    ("part", "entry", "field"),
+    [
+        ("fine", {"value": 10000}, "value"),  # 0,01 % to 99,99 %
+        ("fine", {"value": 0}, "value"),
+        ("interest", {"value": 6000}, "value"),  # 0,01 % to 59,99 %
+        ("fine", {"days_after_due": 0}, "date"),  # from the day after the due date
+        ("interest", {"days_after_due": 0}, "date"),
+        ("discounts", {"value": 10000}, "value"),
+        ("discounts", {"days_after_due": 1}, "due_date"),  # until the due date
+    ],
+)
+def test_payment_instructions_limits_and_dates(api, today, part, entry, field):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    target = instructions[part][0] if part == "discounts" else instructions[part]
+    if "value" in entry:
+        target["value"] = entry["value"]
+    else:
+        key = "due_date" if part == "discounts" else "date"
+        target[key] = (due + timedelta(days=entry["days_after_due"])).isoformat()
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    where = f"{part}[0]" if part == "discounts" else part
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        f"charges[0].payment_instructions.{where}.{field}",
+    )
+
+
+@pytest.mark.parametrize(("fine", "interest", "discount"), [(1, 1, 1), (9999, 5999, 9999)])
+def test_payment_instructions_bounds_accepted(api, today, fine, interest, discount):
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    instructions["fine"]["value"] = fine
+    instructions["interest"]["value"] = interest
+    instructions["discounts"][0]["value"] = discount
+    order = boleto_order(api, due, payment_instructions=instructions)
+    assert order["charges"][0]["status"] == "WAITING"
+
+
+def test_a_proposta_boleto_takes_no_payment_instructions(api, today):
+    """ "Proposta: não permite juros/multas/desconto"; COBRANCA does."""
+    due = today + timedelta(days=3)
+    instructions = docs_instructions(due)
+    body = samples.boleto_charge_request(due.isoformat(), payment_instructions=instructions)
+    body["payment_method"]["boleto"]["template"] = "PROPOSTA"
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.template",
+    )
+    body["payment_method"]["boleto"]["template"] = "COBRANCA"
+    assert api.post("/orders", order_payload(charges=[body])).status_code == 201
+    body["payment_method"]["boleto"]["template"] = "cobranca"
+    assert refusal(api.post("/orders", order_payload(charges=[body])))[0] == "40002"
+
+
+def test_payment_instructions_inside_payment_method_as_the_charge_object_lists_them(api, today):
+    due = today + timedelta(days=3)
+    body = samples.boleto_charge_request(due.isoformat())
+    body["payment_method"]["payment_instructions"] = docs_instructions(due)
+    order = api.create_order(charges=[body])
+    assert order["charges"][0]["payment_instructions"] == docs_instructions(due)
+
+
+@pytest.mark.parametrize(("length", "accepted"), [(1, True), (30, True), (31, False)])
+def test_the_payers_name_is_1_to_30_characters(api, today, length, accepted):
+    """The charge object's table: ``boleto.holder.name`` 1-30 characters."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["payment_method"]["boleto"]["holder"]["name"] = ("Jose da Silva " * 3)[:length]
+    response = api.post("/orders", order_payload(charges=[body]))
+    if accepted:
+        assert response.status_code == 201, response.text
+    else:
+        assert refusal(response) == ("40002", "charges[0].payment_method.boleto.holder.name")
+
+
+def docs_boleto(due: date) -> dict:
+    """The docs' boleto ("criar e pagar pedido com boleto"), its due date moved: the holder's
+    ``address.region`` and ``country: "Brasil"``, ``template`` and ``days_until_expiration``."""
+    from tests.pagbank_docs import docs_example
+
+    charge = docs_example("10-1")["request"]["charges"][0]
+    charge["payment_method"]["boleto"]["due_date"] = due.isoformat()
+    charge["payment_instructions"] = docs_instructions(due)
+    return charge
+
+
+def test_the_docs_boleto_holder_template_and_days_until_expiration_are_taken(api, today):
+    due = today + timedelta(days=3)
+    response = api.post("/orders", order_payload(charges=[docs_boleto(due)]))
+    assert response.status_code == 201, response.text
+    boleto = response.json()["charges"][0]["payment_method"]["boleto"]
+    assert boleto["holder"]["address"]["region"] == "SP"
+    assert boleto["holder"]["address"]["country"] == "Brasil"
+    assert boleto["days_until_expiration"] == 45  # sent "45", answered as a number
+
+
+def test_a_boleto_with_days_until_expiration_is_payable_after_its_due_date(api, today):
+    """The docs' boleto takes fines and interest dated after its due date, 45 days of them:
+    it stays payable until then, and is cancelled only once they have passed."""
+    due = today + timedelta(days=3)
+    order = api.create_order(charges=[docs_boleto(due)])
+    charge_id = order["charges"][0]["id"]
+
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 10))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "WAITING"
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 45))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "WAITING"  # its last day
+    move_to(api, TODAY_ANCHOR + timedelta(days=3 + 46))
+    assert api.get(f"/charges/{charge_id}").json()["status"] == "CANCELED"
+
+
+def test_a_boleto_paid_after_its_due_date_within_its_days(api, today):
+    due = today + timedelta(days=3)
+    order = api.create_order(charges=[docs_boleto(due)])
+    move_to(api, TODAY_ANCHOR + timedelta(days=20))
+    paid = api.post(f"/_emulator/boletos/{order['charges'][0]['id']}/pay", token=None)
+    assert paid.status_code == 200 and paid.json()["status"] == "PAID"
+
+
+@pytest.mark.parametrize("days", ["-1", "x", 3651, True])
+def test_days_until_expiration_is_a_whole_number_of_days(api, today, days):
+    body = docs_boleto(today + timedelta(days=3))
+    body["payment_method"]["boleto"]["days_until_expiration"] = days
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.days_until_expiration",
+    )
+
+
+@pytest.mark.parametrize(("value", "accepted"), [(19, False), (20, True)])
+def test_a_boleto_is_at_least_20_cents(api, today, value, accepted):
+    """ "Esse método de pagamento impõe um valor mínimo de R$0,20"."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["amount"]["value"] = value
+    response = api.post("/orders", order_payload(charges=[body]))
+    if accepted:
+        assert response.status_code == 201, response.text
+    else:
+        assert refusal(response) == ("40002", "charges[0].amount.value")
+
+
+def test_a_boleto_declined_by_risk_analysis_as_the_docs_show(api, today):
+    """ "Todos os boletos passam por análise de risco": the emulator's payer document
+    ``BOLETO_DECLINED_TAX_ID`` is refused, with the docs' DECLINED answer (code 10000, the
+    boleto's fields in ``payment_method``, no barcode)."""
+    from django_orderpay.emulator import BOLETO_DECLINED_TAX_ID
+
+    due = today + timedelta(days=3)
+    body = docs_boleto(due)
+    body["payment_method"]["boleto"]["holder"]["tax_id"] = BOLETO_DECLINED_TAX_ID
+    response = api.post("/orders", order_payload(charges=[body]))
+    assert response.status_code == 201, response.text
+    charge = response.json()["charges"][0]
+    assert charge["status"] == "DECLINED"
+    assert charge["payment_response"] == {
+        "code": "10000",
+        "message": "NAO AUTORIZADO PELO PAGSEGURO",
+    }
+    method = charge["payment_method"]
+    assert method["type"] == "BOLETO" and "boleto" not in method
+    assert method["due_date"] == due.isoformat() and method["days_until_expiration"] == 45
+    assert method["holder"]["tax_id"] == BOLETO_DECLINED_TAX_ID
+    assert [link["rel"] for link in charge["links"]] == ["SELF"]
+    paying = api.post(f"/_emulator/boletos/{charge['id']}/pay", token=None)
+    assert paying.status_code == 400
+    move_to(api, TODAY_ANCHOR + timedelta(days=60))
+    assert api.get(f"/charges/{charge['id']}").json()["status"] == "DECLINED"
+
+
+def test_a_boleto_payers_document_keeps_its_check_digits(api, today):
+    """A bank registers a boleto with its payer's CPF/CNPJ: the check digits count here
+    (a card holder's do not: PagBank's card examples send wrong ones and are paid)."""
+    body = samples.boleto_charge_request((today + timedelta(days=3)).isoformat())
+    body["payment_method"]["boleto"]["holder"]["tax_id"] = "65544332211"
+    assert refusal(api.post("/orders", order_payload(charges=[body]))) == (
+        "40002",
+        "charges[0].payment_method.boleto.holder.tax_id",
     )

@@ -347,7 +347,11 @@ def test_token_with_a_holder_of_only_a_tax_id_keeps_the_stored_name(api):
     charge = pay(api, {"id": stored["id"], "holder": {"tax_id": "12345678909"}})
 
     assert charge["status"] == "PAID"
-    assert charge["payment_method"]["card"]["holder"] == {"name": "Jose da Silva"}
+    # The holder's tax id is echoed, as PagBank's answers show it.
+    assert charge["payment_method"]["card"]["holder"] == {
+        "name": "Jose da Silva",
+        "tax_id": "12345678909",
+    }
 
 
 def test_a_declined_stored_card_stays_declined_by_token(api):
@@ -456,7 +460,7 @@ def test_subsequent_without_recurrence_id_or_original_amount_is_not_blocked(api)
         (raw_card(security_code="12"), "card.security_code", "40002"),
         (raw_card(security_code=None), "card.security_code", "40001"),
         (raw_card(holder=None), "card.holder.name", "40001"),
-        ({"encrypted": "QUJD"}, "card.holder.name", "40001"),  # PagBank asks for it
+        ({"encrypted": "QUJD"}, "card.encrypted", "40002"),  # no holder needed; not a blob
         (raw_card(holder={"name": "J0se"}), "card.holder.name", "40002"),
         (raw_card(holder={"name": "Jose", "tax_id": "123"}), "card.holder.tax_id", "40002"),
         (raw_card(store="yes"), "card.store", "40002"),
@@ -484,3 +488,46 @@ def test_exp_month_and_year_may_be_integers_and_answer_as_strings(api):
 
     card = charge["payment_method"]["card"]
     assert (card["exp_month"], card["exp_year"]) == ("03", "2031")
+
+
+def test_an_encrypted_card_without_a_holder_beside_it_is_paid(api):
+    """The official plugin sends ``card.encrypted`` with ``payment_method.holder{name, tax_id}``
+    and no ``card.holder``, in production; PagBank's encrypted-card example does too."""
+    blob = encrypted(api)
+    charge = charge_payload({"encrypted": blob, "store": False})
+    charge["payment_method"]["holder"] = {"name": "Jose da Silva", "tax_id": "12345678909"}
+    response = api.post("/orders", order_payload(charges=[charge]))
+    assert response.status_code == 201, response.text
+    answered = response.json()["charges"][0]
+    assert answered["status"] == "PAID"
+    assert answered["payment_method"]["card"]["holder"]["name"] == "Jose da Silva"  # the blob's
+    bare = pay(api, {"encrypted": encrypted(api)})
+    assert bare["status"] == "PAID"
+    tax_id_only = charge_payload({"encrypted": encrypted(api)})
+    tax_id_only["payment_method"]["holder"] = {"tax_id": "12345678909"}
+    assert api.post("/orders", order_payload(charges=[tax_id_only])).status_code == 201
+
+
+def test_a_stored_card_with_its_cvv_as_the_official_plugin_sends_it(api):
+    """The official plugin's subscriptions send ``card: {id, cvv}``."""
+    stored = pay(api, raw_card(store=True))["payment_method"]["card"]
+
+    charge = pay(api, {"id": stored["id"], "cvv": "123"})
+
+    assert charge["status"] == "PAID" and charge["payment_method"]["card"]["id"] == stored["id"]
+    bad = api.post("/orders", order_payload(charges=[charge_payload({"id": stored["id"],
+                                                                     "cvv": "12"})]))  # fmt: skip
+    assert error_of(bad)["parameter_name"] == "charges[0].payment_method.card.cvv"
+    both = {"id": stored["id"], "cvv": "123", "security_code": "123"}
+    response = api.post("/orders", order_payload(charges=[charge_payload(both)]))
+    assert error_of(response)["parameter_name"] == "charges[0].payment_method.card.cvv"
+
+
+@pytest.mark.parametrize("kind", ["UNSCHEDULED", "STANDING ORDER"])
+def test_every_documented_recurrence_type_is_taken(api, kind):
+    """The charge object's ``recurring.type``: INITIAL, SUBSEQUENT, UNSCHEDULED,
+    "STANDING ORDER"."""
+    charge = pay(api, raw_card(), recurring={"type": kind})
+    assert charge["recurring"] == {"type": kind}
+    wrong = api.post("/orders", order_payload(charges=[charge_payload(recurring={"type": "X"})]))
+    assert error_of(wrong)["parameter_name"] == "charges[0].recurring.type"

@@ -255,3 +255,60 @@ def test_the_order_shows_the_charge_as_it_is_now(api):
     orders = api.get("/_emulator/orders").json()["orders"]
     order = api.get(f"/orders/{orders[0]}").json()
     assert order["charges"][0]["amount"]["summary"] == {"total": 500, "paid": 500, "refunded": 100}
+
+
+# --- refund windows (PagBank's "cancelando uma cobrança") ----------------------------------
+
+
+def _move_to(api, moment):
+    response = api.post("/_emulator/clock", {"now": moment.isoformat()}, token=None)
+    assert response.status_code == 200, response.text
+
+
+def _refund_near_the_end(api, charge, days):
+    """Refunds 100 a second before the window closes (allowed) and a second after (not)."""
+    from datetime import datetime, timedelta
+
+    paid_at = datetime.fromisoformat(charge["paid_at"])
+    _move_to(api, paid_at + timedelta(days=days, seconds=-1))
+    inside = api.post(f"/charges/{charge['id']}/cancel", amount(100))
+    assert inside.status_code == 201, inside.text
+    _move_to(api, paid_at + timedelta(days=days, seconds=1))
+    outside = api.post(f"/charges/{charge['id']}/cancel", amount(100))
+    assert outside.status_code == 400 and outside.json()["error_messages"][0]["code"] == "40007"
+
+
+DEBIT_3DS = {"type": "THREEDS", "cavv": "BwABBylVaQAAAAFwllVpAAAAAAA=", "eci": "02"}
+
+
+def _debit(api, number):
+    charge = charge_payload(raw_card(number))
+    charge["payment_method"].update(type="DEBIT_CARD", authentication_method=DEBIT_3DS)
+    response = api.post("/orders", order_payload(charges=[charge]))
+    assert response.status_code == 201, response.text
+    return response.json()["charges"][0]
+
+
+def test_a_credit_card_is_refundable_for_350_days(api):
+    _refund_near_the_end(api, create_charge(api), 350)
+
+
+def test_a_mastercard_debit_is_refundable_for_180_days(api):
+    _refund_near_the_end(api, _debit(api, "5240082975622454"), 180)
+
+
+def test_a_visa_debit_is_refundable_for_350_days(api):
+    _refund_near_the_end(api, _debit(api, "4111111111111111"), 350)
+
+
+def test_a_boleto_is_refundable_for_350_days(api):
+    from datetime import timedelta
+
+    from django_orderpay import rules
+    from django_orderpay.testing import samples
+
+    due = (rules.provider_today() + timedelta(days=3)).isoformat()
+    order = api.create_order(charges=[samples.boleto_charge_request(due)])
+    charge_id = order["charges"][0]["id"]
+    paid = api.post(f"/_emulator/boletos/{charge_id}/pay", token=None).json()
+    _refund_near_the_end(api, paid, 350)

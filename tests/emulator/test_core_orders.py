@@ -105,6 +105,8 @@ def test_one_step_raw_card_with_store_answers_the_sample_field_for_field(api):
     assert CARD_ID.match(card["id"])
     sample_card = samples.order_response()["charges"][0]["payment_method"]["card"]
     del sample_card["id"]
+    # PagBank's own answers echo the holder's tax_id beside the name (its use-case pages).
+    sample_card["holder"]["tax_id"] = "12345678909"
     assert {key: value for key, value in card.items() if key != "id"} == sample_card
     assert "4111111111111111" not in response.text and '"123"' not in response.text
     assert [link["rel"] for link in charge["links"]] == ["SELF", "CHARGE.CANCEL"]
@@ -137,7 +139,7 @@ def test_the_self_link_is_followable(api):
 
 def test_order_without_charges_has_no_charges_key_and_can_be_paid_later(api):
     created = api.create_order()
-    assert "charges" not in created
+    assert created["charges"] == []
 
     response = api.post(created["links"][1]["href"], {"charges": [charge_payload()]})
 
@@ -239,3 +241,19 @@ def test_a_cnpj_customer_without_phones_and_an_address_without_complement_are_ac
     assert order["customer"] == customer
     assert order["shipping"] == shipping
     assert order["charges"][0]["status"] == "PAID"
+
+
+def test_an_order_is_found_by_its_charge_id(api):
+    """``GET /orders?charge_id=`` (the docs' "consultar pedido através de parâmetros")."""
+    from tests.emulator.core_support import TOKEN_B, charge_payload, error_of
+
+    order = api.create_order(charges=[charge_payload()])
+    charge_id = order["charges"][0]["id"]
+
+    found = api.get(f"/orders?charge_id={charge_id}")
+    assert found.status_code == 200, found.text
+    assert found.json() == api.get(f"/orders/{order['id']}").json()
+    assert api.get(f"/orders?charge_id={charge_id}", token=TOKEN_B).status_code == 404
+    assert api.get("/orders?charge_id=CHAR_00000000-0000-0000-0000-000000000000").status_code == 404
+    missing = api.get("/orders")
+    assert missing.status_code == 400 and error_of(missing)["parameter_name"] == "charge_id"

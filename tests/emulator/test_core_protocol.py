@@ -96,7 +96,7 @@ def test_unknown_path_is_404_in_the_provider_shape(api):
 @pytest.mark.parametrize(
     ("method", "path", "allowed"),
     [
-        ("GET", "/orders", "POST"),
+        ("DELETE", "/orders", "GET, POST"),
         ("DELETE", "/orders/ORDE_X", "GET"),
         ("GET", "/charges/CHAR_X/capture", "POST"),
         ("PUT", "/_emulator/clock", "GET, POST"),
@@ -285,6 +285,9 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "partial_refund_status": "PAID",
         "installments_18x": False,
         "fees_configured": True,
+        "debit_not_authenticated": "PAID",
+        "created_statuses": "docs",
+        "short_tax_ids": False,
         "recurrent_checkout": False,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
@@ -344,7 +347,7 @@ def test_public_key_is_an_rsa_2048_der_spki_in_base64(api, emulator):
     created = api.post("/public-keys", {"type": "card"})
     fetched = api.get("/public-keys/card")
 
-    assert created.status_code == fetched.status_code == 200
+    assert (created.status_code, fetched.status_code) == (201, 200)  # as the docs say
     assert created.json() == fetched.json()
     body = created.json()
     assert list(body) == ["public_key", "created_at"]
@@ -426,3 +429,13 @@ def test_a_bug_of_ours_is_a_logged_500_in_the_error_shape_without_request_data(c
     }
     assert "emulator failed on POST /orders" in caplog.text
     assert "4111111111111111" not in caplog.text and DEFAULT_TOKEN not in caplog.text
+
+
+def test_created_statuses_as_the_docs_or_as_the_official_plugin_expects(api):
+    """The docs: ``POST /public-keys`` 201, the 3-D Secure session 200; the official plugin
+    requires 201 of the session. The option ``created_statuses: "plugin"`` answers so."""
+    assert api.post("/public-keys", {"type": "card"}).status_code == 201
+    assert api.post("/checkout-sdk/sessions", data=b"").status_code == 200
+    api.post("/_emulator/options", {"created_statuses": "plugin"}, token=None)
+    assert api.post("/public-keys", {"type": "card"}).status_code == 200
+    assert api.post("/checkout-sdk/sessions", data=b"").status_code == 201

@@ -156,7 +156,7 @@ def test_a_soft_descriptor_up_to_22_characters_has_its_specials_stripped(api):
     response = one_charge(api, soft_descriptor="LOJA*EXEMPLO (SP) 2026")
 
     assert response.json()["charges"][0]["payment_method"]["soft_descriptor"] == (
-        "LOJAEXEMPLO SP 2026"
+        "LOJAEXEMPLOSP2026"
     )
     too_long = one_charge(api, soft_descriptor="L" * 23)
     assert refusal(too_long) == ("40002", "charges[0].payment_method.soft_descriptor")
@@ -298,3 +298,12 @@ def test_a_cancel_may_say_how_a_split_refund_is_shared(api):
         f"/charges/{charge_id}/cancel", {"amount": {"value": 1000}, "splits": wrong_sum}
     )
     assert refusal(again)[0] == "40002"
+
+
+@pytest.mark.parametrize(
+    ("sent", "answered"), [("Loja do meu teste", "Lojadomeuteste"), ("My Store", "MyStore")]
+)
+def test_a_soft_descriptor_is_answered_without_its_spaces_as_pagbanks_examples(api, sent, answered):
+    """The docs' answers: "Loja do meu teste" comes back "Lojadomeuteste"."""
+    response = one_charge(api, soft_descriptor=sent)
+    assert response.json()["charges"][0]["payment_method"]["soft_descriptor"] == answered

@@ -320,3 +320,112 @@ def test_a_liable_receiver_is_refused_with_recurring(api):
     assert error_of(response)["parameter_name"] == (
         "charges[0].splits.receivers[1].configurations.liable"
     )
+
+
+EXTERNAL_3DS = {"type": "THREEDS", "cavv": "BwABBylVaQAAAAFwllVpAAAAAAA=", "eci": "05"}
+
+
+def liable_splits(liable=True):
+    splits = {"method": "FIXED", "receivers": receivers((ACCOUNT_A, "7000"), (ACCOUNT_B, "3000"))}
+    splits["receivers"][1]["configurations"] = {"liable": liable}
+    return splits
+
+
+def test_a_liable_receiver_is_refused_with_3ds(api):
+    """The error table: "3DS authentication is not valid method for split transactions with
+    liable configuration", on ``payment_method.authentication_method.type``."""
+    charge = split_charge(liable_splits())
+    charge["payment_method"]["authentication_method"] = EXTERNAL_3DS
+    response = pay_split_charge(api, charge)
+    assert refusal(response) == (
+        "40002",
+        "charges[0].payment_method.authentication_method.type",
+    )
+    assert "liable" in error_of(response)["description"]
+    not_liable = split_charge(liable_splits(False))
+    not_liable["payment_method"]["authentication_method"] = EXTERNAL_3DS
+    assert pay_split_charge(api, not_liable).status_code == 201
+    without_3ds = pay_split_charge(api, split_charge(liable_splits()))
+    assert without_3ds.status_code == 201, without_3ds.text
+
+
+def test_a_liable_receiver_is_refused_on_a_debit_card(api):
+    """ "The liable configuration can only be applied for credit card payments": a debit,
+    always 3-D Secure, can never pass with one."""
+    charge = split_charge(liable_splits())
+    method = charge["payment_method"]
+    method.update(type="DEBIT_CARD", authentication_method=EXTERNAL_3DS)
+    method.pop("capture", None)
+    response = pay_split_charge(api, charge)
+    assert refusal(response) == ("40002", "charges[0].splits.receivers[1].configurations.liable")
+    assert "credit card" in error_of(response)["description"]
+
+
+def pay_split_charge(api, charge):
+    order = api.create_order()
+    return api.post(f"/orders/{order['id']}/pay", {"charges": [charge]})
+
+
+# --- splits on a Pix QR code (the order object's qr_codes[].splits) and on a boleto ---------
+
+
+def qr_with_splits(api, splits, value=10000):
+    return api.post(
+        "/orders",
+        order_payload(qr_codes=[{"amount": {"value": value}, "splits": splits}]),
+    )
+
+
+def test_a_pix_qr_code_with_a_split_splits_its_payment(api):
+    splits = {"method": "FIXED", "receivers": receivers((ACCOUNT_A, 7000), (ACCOUNT_B, 3000))}
+    created = qr_with_splits(api, splits)
+    assert created.status_code == 201, created.text
+    qr_code = created.json()["qr_codes"][0]
+    assert qr_code["splits"] == splits
+
+    paid = api.post(f"/_emulator/qr_codes/{qr_code['id']}/pay", token=None)
+    assert paid.status_code == 200, paid.text
+    link = next(link for link in paid.json()["links"] if link["rel"] == "SPLIT")
+    split = api.get(link["href"]).json()
+    assert split["status"] == "COMPLETED"
+    assert [(r["account"]["id"], r["amount"]["value"]) for r in split["receivers"]] == [
+        (ACCOUNT_A, 7000),
+        (ACCOUNT_B, 3000),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("receiver_values", "liable", "parameter_name"),
+    [
+        ((7000, 2000), False, "qr_codes[0].splits.receivers.amount.value"),
+        ((7000, 3000), True, "qr_codes[0].splits.receivers[1].configurations.liable"),
+    ],
+)
+def test_a_pix_split_follows_the_split_rules(api, receiver_values, liable, parameter_name):
+    pairs = zip((ACCOUNT_A, ACCOUNT_B), receiver_values, strict=True)
+    splits = {"method": "FIXED", "receivers": receivers(*pairs)}
+    if liable:
+        splits["receivers"][1]["configurations"] = {"liable": True}
+    assert refusal(qr_with_splits(api, splits)) == ("40002", parameter_name)
+
+
+def test_a_boleto_with_a_split_waits_then_splits_its_payment(api):
+    """The partner plugin sends splits on boleto charges."""
+    from datetime import timedelta
+
+    from django_orderpay import rules
+    from django_orderpay.testing import samples
+
+    due = (rules.provider_today() + timedelta(days=3)).isoformat()
+    charge = samples.boleto_charge_request(due, amount={"value": 10000, "currency": "BRL"})
+    charge["splits"] = {
+        "method": "PERCENTAGE",
+        "receivers": receivers((ACCOUNT_A, 80), (ACCOUNT_B, 20)),
+    }
+    created = api.post("/orders", order_payload(charges=[charge]))
+    assert created.status_code == 201, created.text
+    boleto = created.json()["charges"][0]
+    split_href = next(link["href"] for link in boleto["links"] if link["rel"] == "SPLIT")
+    assert api.get(split_href).json()["status"] == "PENDING"
+    api.post(f"/_emulator/boletos/{boleto['id']}/pay", token=None)
+    assert api.get(split_href).json()["status"] == "COMPLETED"

@@ -94,7 +94,7 @@ def test_links_are_built_on_the_mounted_base_url_including_its_path(session):
 def test_prepared_bodies_of_bytes_or_str_reach_the_core(session, body):
     response = post_public_keys(session, body)
 
-    assert response.status_code == 200
+    assert response.status_code == 201  # the docs: a public key is created
     assert response.json()["public_key"]
 
 
@@ -111,7 +111,7 @@ def test_a_file_body_is_read(session, tmp_path):
     with payload.open("rb") as body:
         response = post_public_keys(session, body)
 
-    assert response.status_code == 200
+    assert response.status_code == 201
 
 
 def test_query_string_and_headers_reach_the_core(session):

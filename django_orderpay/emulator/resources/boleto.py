@@ -23,10 +23,13 @@ from django_orderpay import rules
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.clock import PROVIDER_TZ
-from ..state.store import Call, ChargeRecord, OrderRecord, State
+from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State
 from ..state.validation import (
+    check_int,
     field_path,
+    item_path,
     reject_unknown,
+    require_int,
     require_object,
     require_str,
     require_tax_id,
@@ -36,11 +39,15 @@ from ..state.validation import (
 from . import barcode as bars
 from .cards import settled_response
 
-BOLETO_KEYS = frozenset({"due_date", "instruction_lines", "holder"})
+BOLETO_KEYS = frozenset(
+    {"due_date", "instruction_lines", "holder", "template", "days_until_expiration"}
+)
 INSTRUCTION_KEYS = frozenset({"line_1", "line_2"})
 BOLETO_HOLDER_KEYS = frozenset({"name", "tax_id", "email", "address"})
-PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discount"})
-PENALTY_KEYS = frozenset({"date", "value", "percentage"})
+PAYMENT_INSTRUCTIONS_KEYS = frozenset({"fine", "interest", "discounts"})
+PENALTY_KEYS = frozenset({"date", "value"})
+DISCOUNT_KEYS = frozenset({"due_date", "value"})
+_DAY = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 LONGEST_TERM = dt.timedelta(days=rules.BOLETO_LONGEST_TERM_DAYS)
 
 
@@ -56,6 +63,8 @@ class BoletoRequest:
     boleto: dict[str, Any]
     payment_instructions: dict[str, Any] | None
     metadata: dict[str, Any] | None = None
+    #: ``splits`` as sent (checked by the charge's rules): the payment is split so.
+    splits: dict[str, Any] | None = None
 
 
 def _due_date(boleto: dict[str, Any], path: str, now: datetime) -> dt.date:
@@ -84,36 +93,91 @@ def validate_boleto(value: Any, path: str, now: datetime) -> tuple[dt.date, dict
         reject_unknown(lines, INSTRUCTION_KEYS, lines_path)
         for key in sorted(INSTRUCTION_KEYS):
             require_str(lines, key, lines_path, limit="instruction_line", optional=True)
+    require_str(boleto, "template", path, choices=rules.BOLETO_TEMPLATES, optional=True)
+    if boleto.get("days_until_expiration") is not None:
+        # The reference says a string, the docs' example sends "45" and answers 45.
+        days = check_int(
+            boleto["days_until_expiration"],
+            field_path(path, "days_until_expiration"),
+            minimum=0,
+            maximum=rules.BOLETO_LONGEST_EXPIRATION_DAYS,
+            digit_string=True,
+        )
+        boleto = {**boleto, "days_until_expiration": days}
     holder_path = field_path(path, "holder")
     holder = require_object(boleto.get("holder"), holder_path)
     reject_unknown(holder, BOLETO_HOLDER_KEYS, holder_path)
-    require_str(holder, "name", holder_path, limit="customer.name")
-    require_tax_id(holder, "tax_id", holder_path)
+    require_str(holder, "name", holder_path, limit="boleto.holder.name")
+    require_tax_id(holder, "tax_id", holder_path, check_digits=True)
     require_str(holder, "email", holder_path, limit="email", pattern=r"[^@\s]+@[^@\s]+\.[^@\s]+")
-    validate_address(holder.get("address"), field_path(holder_path, "address"))
+    validate_address(
+        holder.get("address"), field_path(holder_path, "address"), country_as_written=True
+    )
     return due, boleto
 
 
-def validate_payment_instructions(value: Any, path: str) -> dict[str, Any] | None:
-    """``payment_instructions{fine?, interest?, discount?}``: accepted and echoed (PagBank's
-    sandbox is reported to drop them; the emulator keeps them, and applies none)."""
+def _day(data: dict[str, Any], key: str, path: str) -> dt.date | None:
+    text = require_str(data, key, path, pattern=_DAY, optional=True)
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise errors.invalid(field_path(path, key)) from None
+
+
+def _percent(data: dict[str, Any], path: str, part: str) -> None:
+    """``value``: a percentage times 100, 1 up to the part's limit (``40002`` otherwise)."""
+    limit = rules.BOLETO_INSTRUCTION_LIMITS[part]
+    require_int(data, "value", path, minimum=1, maximum=limit)
+
+
+def _discounts(value: Any, path: str, due: dt.date) -> None:
+    """``discounts``: the use case's list of ``{due_date, value}``, or the charge object's one
+    ``{date, value}`` object; each until the due date at the latest."""
+    if isinstance(value, dict):
+        reject_unknown(value, PENALTY_KEYS, path)
+        _percent(value, path, "discounts")
+        day = _day(value, "date", path)
+        if day is not None and day > due:
+            raise errors.invalid(field_path(path, "date"), "discount_after_the_due_date")
+        return
+    if not isinstance(value, list) or not value:
+        raise errors.invalid(path)
+    for index, entry in enumerate(value):
+        where = item_path(path, index)
+        entry = require_object(entry, where)
+        reject_unknown(entry, DISCOUNT_KEYS, where)
+        _percent(entry, where, "discounts")
+        day = _day(entry, "due_date", where)
+        if day is not None and day > due:
+            raise errors.invalid(field_path(where, "due_date"), "discount_after_the_due_date")
+
+
+def validate_payment_instructions(value: Any, path: str, due: dt.date) -> dict[str, Any] | None:
+    """``payment_instructions{fine?, interest?, discounts?}`` of a boleto due on ``due``.
+
+    Each ``value`` is a percentage times 100 (fine and discounts 1 to 9999,
+    interest 1 to 5999); fine and interest apply from the day after the due
+    date, discounts until it. Taken and echoed (the bank applies them; the
+    emulator's payer pays the amount).
+    """
     if value is None:
         return None
     instructions = require_object(value, path)
     reject_unknown(instructions, PAYMENT_INSTRUCTIONS_KEYS, path)
-    for key in sorted(PAYMENT_INSTRUCTIONS_KEYS):
+    for key in ("fine", "interest"):
         if instructions.get(key) is None:
             continue
         part_path = field_path(path, key)
         part = require_object(instructions[key], part_path)
         reject_unknown(part, PENALTY_KEYS, part_path)
-        require_str(part, "date", part_path, pattern=r"[0-9]{4}-[0-9]{2}-[0-9]{2}", optional=True)
-        for number in ("value", "percentage"):
-            amount = part.get(number)
-            if amount is not None and (
-                isinstance(amount, bool) or not isinstance(amount, int) or amount < 0
-            ):
-                raise errors.invalid(field_path(part_path, number))
+        _percent(part, part_path, key)
+        day = _day(part, "date", part_path)
+        if day is not None and day <= due:
+            raise errors.invalid(field_path(part_path, "date"), "must_be_after_the_due_date")
+    if instructions.get("discounts") is not None:
+        _discounts(instructions["discounts"], field_path(path, "discounts"), due)
     return dict(instructions)
 
 
@@ -128,10 +192,31 @@ def parse_boleto_charge(
     metadata: dict[str, Any] | None,
     now: datetime,
 ) -> BoletoRequest:
-    """A ``BOLETO`` charge: no card, no installments, no capture; a due date and a payer."""
-    reject_unknown(method, {"type", "boleto"}, method_path)
-    amount = validate_amount(charge.get("amount"), field_path(path, "amount"))
-    due, boleto = validate_boleto(method.get("boleto"), field_path(method_path, "boleto"), now)
+    """A ``BOLETO`` charge: no card, no installments, no capture; a due date and a payer.
+
+    ``payment_instructions`` sit on the charge (the use case) or inside
+    ``payment_method`` (the charge object's table): both are taken.
+    """
+    reject_unknown(method, {"type", "boleto", "payment_instructions"}, method_path)
+    amount = validate_amount(
+        charge.get("amount"), field_path(path, "amount"), minimum=rules.BOLETO_MIN_AMOUNT
+    )
+    boleto_path = field_path(method_path, "boleto")
+    due, boleto = validate_boleto(method.get("boleto"), boleto_path, now)
+    instructions_path = field_path(path, "payment_instructions")
+    sent = charge.get("payment_instructions")
+    if method.get("payment_instructions") is not None:
+        if sent is not None:
+            raise errors.invalid(instructions_path, "payment_instructions_given_twice")
+        sent, instructions_path = (
+            method["payment_instructions"],
+            field_path(method_path, "payment_instructions"),
+        )
+    instructions = validate_payment_instructions(sent, instructions_path, due)
+    if instructions and boleto.get("template") == "PROPOSTA":
+        # "Proposta: não permite juros/multas/desconto"
+        where = field_path(boleto_path, "template")
+        raise errors.invalid(where, "payment_instructions_need_template_cobranca")
     return BoletoRequest(
         reference_id=reference_id,
         description=description,
@@ -139,17 +224,49 @@ def parse_boleto_charge(
         currency=charge["amount"].get("currency") or "BRL",
         due_date=due,
         boleto=boleto,
-        payment_instructions=validate_payment_instructions(
-            charge.get("payment_instructions"), field_path(path, "payment_instructions")
-        ),
+        payment_instructions=instructions,
         metadata=metadata,
+        splits=charge.get("splits"),
+    )
+
+
+#: The emulator's own payer document that PagBank's risk analysis refuses ("Todos os
+#: boletos passam por análise de risco"): the boleto is DECLINED at creation, code 10000.
+BOLETO_DECLINED_TAX_ID = "00000010154"
+#: The docs' DECLINED boleto: refused before the bank saw it, as a card's anti-fraud.
+RISK_DECLINED = {"code": "10000", "message": "NAO AUTORIZADO PELO PAGSEGURO"}
+
+
+def _declined(order: OrderRecord, request: BoletoRequest, now: datetime) -> ChargeRecord:
+    """The docs' DECLINED answer: no barcode; the boleto's fields in ``payment_method``."""
+    sent = {k: v for k, v in request.boleto.items() if k != "template"}
+    return ChargeRecord(
+        id=ids.new_id("CHAR_"),
+        order_id=order.id,
+        account=order.account,
+        status="DECLINED",
+        created_at=now,
+        amount=request.amount,
+        currency=request.currency,
+        payment_response=dict(RISK_DECLINED),
+        payment_method={"type": "BOLETO", **sent},
+        reference_id=request.reference_id,
+        description=request.description,
+        payment_instructions=request.payment_instructions,
     )
 
 
 def execute_boleto(
     state: State, order: OrderRecord, request: BoletoRequest, now: datetime
 ) -> ChargeRecord:
-    """Issue the boleto: a WAITING charge with its barcode and typeable line."""
+    """Issue the boleto: a WAITING charge with its barcode and typeable line (DECLINED, by
+    the risk analysis, for :data:`BOLETO_DECLINED_TAX_ID`)."""
+    if request.boleto["holder"].get("tax_id") == BOLETO_DECLINED_TAX_ID:
+        declined = _declined(order, request, now)
+        declined.metadata = request.metadata
+        state.charges[declined.id] = declined
+        order.charge_ids.append(declined.id)
+        return declined
     code = bars.barcode(amount=request.amount, due=request.due_date, free_field=ids.digits(25))
     line = bars.typeable_line(code)
     boleto: dict[str, Any] = {
@@ -158,7 +275,7 @@ def execute_boleto(
         "formatted_barcode": bars.formatted(line),
         "due_date": request.due_date.isoformat(),
     }
-    for key in ("instruction_lines", "holder"):
+    for key in ("instruction_lines", "holder", "days_until_expiration"):
         if request.boleto.get(key) is not None:
             boleto[key] = request.boleto[key]
     charge = ChargeRecord(
@@ -181,6 +298,10 @@ def execute_boleto(
     state.charges[charge.id] = charge
     order.charge_ids.append(charge.id)
     state.waiting_boletos.add(charge.id)
+    if request.splits is not None:
+        split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
+        state.splits[split.id] = split
+        charge.split_id = split.id
     return charge
 
 
@@ -206,10 +327,12 @@ def pay_boleto(state: State, charge: ChargeRecord, now: datetime) -> None:
 
 
 def is_past_due(charge: ChargeRecord, now: datetime) -> bool:
-    """Unpaid after the last moment of its due date, São Paulo time."""
+    """Unpaid after the last moment of its due date, São Paulo time, or of the
+    ``days_until_expiration`` after it (the docs' boleto takes fines and interest then)."""
     if charge.due_date is None:
         return False
-    return now.astimezone(PROVIDER_TZ).date() > charge.due_date
+    days = charge.payment_method.get("boleto", {}).get("days_until_expiration") or 0
+    return now.astimezone(PROVIDER_TZ).date() > charge.due_date + dt.timedelta(days=days)
 
 
 def expire_boletos(state: State, now: datetime, base_url: str) -> None:
@@ -309,7 +432,7 @@ def pay_from_control_plane(state: State, call: Call) -> Response:
 
     key = call.params[0]
     charge = state.charges.get(key) if key.startswith("CHAR_") else None
-    if charge is None or charge.boleto_code is None:
+    if charge is None or charge.payment_method.get("type") != "BOLETO":
         charge = find_boleto(state, key)
     pay_boleto(state, charge, call.now)
     order = state.orders[charge.order_id]

@@ -49,6 +49,7 @@ button {{ font-size: 1rem; padding: .5rem 1rem; margin: 1rem .5rem 0 0; }}
       body: JSON.stringify(body)
     }}).then(function (response) {{ return response.json(); }}).then(function (answer) {{
       var result = {{id: answer.id || null, status: answer.status || "CHANGE_PAYMENT_METHOD"}};
+      if (answer.authenticationStatus) result.authenticationStatus = answer.authenticationStatus;
       (window.parent || window).postMessage({{orderpay3ds: result, challenge: id}}, "*");
     }}, function () {{
       // No answer heard: the shopper may answer again (a challenge the bank did

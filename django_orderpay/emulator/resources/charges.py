@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django_orderpay import rules
+
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State, StoredCard
@@ -21,7 +23,6 @@ from ..state.validation import reject_unknown, validate_amount
 from .boleto import BoletoRequest, execute_boleto
 from .cards import ANTIFRAUD_DECLINED, APPROVED, SUCCESS, Outcome, outcome_for
 from .payment import ChargeRequest
-from .pix import check_refund_window
 from .render import charge_json, notify_order
 from .splits import validate_refund_splits
 from .threeds import threeds_outcome
@@ -34,6 +35,23 @@ SHORT_CAPTURE_BRANDS = frozenset({"amex", "hipercard"})
 #: The Mastercard "merchant advice code" an issuer's decline reason comes with:
 #: 01 new account information (an expired card), 02 try again later (funds).
 MERCHANT_ADVICE = {"54": "01", "51": "02"}
+
+
+def refund_window(charge: ChargeRecord) -> timedelta:
+    """How long after its payment ``charge`` may be refunded ("cancelando uma cobrança")."""
+    kind = charge.payment_method.get("type")
+    if kind == "PIX":
+        return timedelta(days=rules.PIX_REFUND_DAYS)
+    if kind == "DEBIT_CARD" and charge.brand == "mastercard":
+        return timedelta(days=rules.MASTERCARD_DEBIT_REFUND_DAYS)
+    return timedelta(days=rules.REFUND_DAYS)
+
+
+def check_refund_window(charge: ChargeRecord, now: datetime) -> None:
+    """A refund after the charge's window is 40007 (voiding an authorisation is not a refund)."""
+    if charge.paid_at is not None and now > charge.paid_at + refund_window(charge):
+        days = refund_window(charge).days
+        raise errors.unable_refund(f"the {days}-day refund window has passed")
 
 
 def capture_window(brand: str | None) -> timedelta:
@@ -153,7 +171,13 @@ def execute(
     outcome = outcome_for(card.number, card.exp_month, card.exp_year, now)
     if outcome == SUCCESS:
         outcome = (
-            threeds_outcome(card.number, request.amount, authentication, request.payment_type)
+            threeds_outcome(
+                card.number,
+                request.amount,
+                authentication,
+                request.payment_type,
+                debit_not_authenticated=state.options.debit_not_authenticated,
+            )
             or outcome
         )
     charge = add_charge(
@@ -172,8 +196,16 @@ def execute(
     )
     charge.metadata = request.metadata
     charge.amount_fees = request.amount_fees
+    raw_data = charge.payment_response.get("raw_data")
+    if card.wallet is not None and isinstance(raw_data, dict) and outcome.result == APPROVED:
+        # The wallet pages: Visa 05 "transação autenticada", Mastercard 242 (liability shift).
+        raw_data["security_level_indicator"] = "242" if card.brand == "mastercard" else "05"
+    charge.sub_merchant = request.sub_merchant
+    charge.notification_urls = request.notification_urls
     if authentication is not None and authentication.authentication is not None:
         authentication.authentication.used_by = charge.id  # an id pays one charge
+    if card.wallet_digest is not None:
+        state.wallet_keys[card.wallet_digest] = None  # a wallet's key pays once
     if request.splits is not None:
         split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, request.splits)
         state.splits[split.id] = split

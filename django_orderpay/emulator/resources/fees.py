@@ -1,17 +1,22 @@
 """``GET /charges/fees/calculate``: the installment plans a buyer may choose, with their interest.
 
 The provider answers from the merchant's negotiated fees; the emulator from a
-table of its own (``docs/emulator.md``): up to ``max_installments_no_interest``
-installments the merchant absorbs the fee (``interest_free``, the buyer pays
-the value); past them the buyer pays :data:`MONTHLY_INTEREST` a month, by the
-Price table (equal installments, rounded up to the cent). Plans whose
-installment would be under R$ 5,00 are left out, as PagBank refuses them.
-Refusals use the endpoint's own codes (``max_installments_no_interest_must_not_be_1``...).
+table of its own (``docs/emulator.md``) that reproduces PagBank's documented
+example cent for cent: up to ``max_installments_no_interest`` installments the
+merchant absorbs the fee (``interest_free``, the buyer pays the value); past
+them the buyer pays interest on the installments **beyond** the interest-free
+ones only (``interest.installments``, 1 for a 5x plan with 4 free), at
+:data:`MONTHLY_INTEREST` a month by the Price table over those installments,
+the total rounded to the cent; ``installment_value`` is the total split in
+equal parts, rounded to the cent. Plans whose installment would be under
+R$ 5,00 are left out, as PagBank refuses them. Refusals use the endpoint's
+own codes (``max_installments_no_interest_must_not_be_1``...); its limits
+are 1 to 12 installments whatever the account's (its error says so).
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -21,8 +26,13 @@ from ..serving.http import Response
 from ..state.errors import ProviderError
 from ..state.store import Call, State
 
-#: The emulator's buyer interest: 2.99 % a month, compounded (the Price table).
-MONTHLY_INTEREST = Decimal("0.0299")
+#: The emulator's buyer interest: 3.49 % a month, compounded (the Price table) over the
+#: installments the buyer pays interest on. With it, R$ 100,00 in 5 to 10 installments, 4 of
+#: them interest-free, answers the docs' 10349, 10526, 10706, 10887, 11071 and 11256.
+MONTHLY_INTEREST = Decimal("0.0349")
+#: The endpoint's own limit (``max_installments_outside_range``: "between 1 and 12"), also
+#: on an account with 18 installments: its plans stop at 12.
+MAX_PLAN_INSTALLMENTS = rules.MAX_INSTALLMENTS
 #: Brands answered when no BIN narrows them.
 BRANDS = ("visa", "mastercard", "elo", "amex", "hipercard")
 QUERY_KEYS = frozenset(
@@ -83,26 +93,29 @@ def _integer(query: dict[str, str], key: str) -> int | None:
     return int(text)
 
 
-def installment_plan(value: int, installments: int, interest_free: bool) -> dict[str, Any]:
-    """One plan: ``installments`` equal payments of ``value`` (plus the buyer's interest)."""
-    if interest_free or installments == 1:
-        share = -(-value // installments)
+def _cents(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def installment_plan(value: int, installments: int, no_interest: int) -> dict[str, Any]:
+    """One plan: ``installments`` equal payments of ``value``, plus the buyer's interest on
+    the installments past the ``no_interest`` ones the merchant absorbs."""
+    charged = installments - no_interest if installments > 1 else 0
+    if charged <= 0:
         return {
             "installments": installments,
-            "installment_value": share,
+            "installment_value": _cents(Decimal(value) / installments),
             "interest_free": True,
-            "amount": {"value": value},
+            "amount": {"value": value, "currency": "BRL"},
         }
     rate = MONTHLY_INTEREST
-    factor = rate / (1 - (1 + rate) ** -installments)
-    share = int((Decimal(value) * factor).to_integral_value(rounding=ROUND_CEILING))
-    total = share * installments
-    interest = {"total": total - value, "installments": installments}
+    total = _cents(Decimal(value) * charged * rate / (1 - (1 + rate) ** -charged))
+    interest = {"total": total - value, "installments": charged}
     return {
         "installments": installments,
-        "installment_value": share,
+        "installment_value": _cents(Decimal(total) / installments),
         "interest_free": False,
-        "amount": {"value": total, "fees": {"buyer": {"interest": interest}}},
+        "amount": {"value": total, "fees": {"buyer": {"interest": interest}}, "currency": "BRL"},
     }
 
 
@@ -110,7 +123,7 @@ def plans(value: int, max_installments: int, no_interest: int) -> list[dict[str,
     """Every plan from 1 to ``max_installments`` whose installment is at least R$ 5,00."""
     answer = []
     for count in range(1, max_installments + 1):
-        plan = installment_plan(value, count, count <= no_interest)
+        plan = installment_plan(value, count, no_interest)
         if count > 1 and plan["installment_value"] < rules.MIN_INSTALLMENT:
             break
         answer.append(plan)
@@ -131,7 +144,7 @@ def calculate_fees(state: State, call: Call) -> Response:
         raise fee_error("value_is_required", "value")
     if not 1 <= value <= rules.MAX_AMOUNT:
         raise fee_error("value_is_invalid", "value")
-    limit = state.options.max_installments
+    limit = MAX_PLAN_INSTALLMENTS
     max_installments = _integer(query, "max_installments")
     if max_installments is None:
         max_installments = rules.MAX_INSTALLMENTS

@@ -56,14 +56,15 @@ def release_custody(state: State, call: Call) -> Response:
 
 
 def create_public_key(state: State, call: Call) -> Response:
-    """``POST /public-keys`` body ``{"type": "card"}``: 200, the key pair's public half.
+    """``POST /public-keys`` body ``{"type": "card"}``: 201 (the docs'; 200 with the option
+    ``created_statuses: "plugin"``), the key pair's public half.
 
     The emulator keeps one pair for its lifetime, so this answers the same key
     every time (the provider's answer is stable per merchant too).
     """
     reject_unknown(call.payload, {"type"}, "")
     require_str(call.payload, "type", "", choices=PUBLIC_KEY_TYPES)
-    return Response.json(200, state.keys.as_json())
+    return Response.json(state.options.public_key_status, state.keys.as_json())
 
 
 def get_public_key(state: State, call: Call) -> Response:

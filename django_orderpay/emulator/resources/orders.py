@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from datetime import datetime
 from typing import Any
+from urllib.parse import parse_qs
 
 from ..serving.http import Response
 from ..state import errors, ids
@@ -35,8 +36,10 @@ ORDER_KEYS = frozenset(
         "deep_links",
         "metadata",
         "qr_codes",
+        "qr_code",
     }
 )
+
 #: A charge in one of these states holds (or may still take) the buyer's money:
 #: an order that has one cannot be paid again (our rule against double charging).
 OPEN_STATUSES = ("PAID", "AUTHORIZED", "IN_ANALYSIS")
@@ -81,7 +84,7 @@ def open_order(
     """
     reject_unknown(body, ORDER_KEYS, "")
     reference_id = require_str(body, "reference_id", "", limit="reference_id", optional=True)
-    validate_customer(body.get("customer"))
+    validate_customer(body.get("customer"), short_tax_ids=state.options.short_tax_ids)
     validate_items(body.get("items"))
     if body.get("shipping") is not None:
         validate_shipping(body["shipping"])
@@ -95,7 +98,7 @@ def open_order(
         raise errors.invalid("qr_codes", "qr_codes_not_allowed_with_charges")
     qr_codes = []
     if body.get("qr_codes") is not None:
-        qr_codes = validate_qr_codes(body["qr_codes"], now=now)
+        qr_codes = validate_qr_codes(body["qr_codes"], now=now, account=account)
     requests = []
     if body.get("charges") is not None:
         requests = parse_charges(body["charges"], account=account, state=state)
@@ -132,6 +135,20 @@ def open_order(
 def get_order(state: State, call: Call) -> Response:
     """``GET /orders/{id}``: 200, the Order."""
     order = find_order(state, call.params[0], call.merchant)
+    return Response.json(200, order_json(state, order, call.base_url))
+
+
+def find_order_by_charge(state: State, call: Call) -> Response:
+    """``GET /orders?charge_id={CHAR_id}``: 200, the Order the charge belongs to (this
+    merchant's; 404 as for an unknown one otherwise)."""
+    query = parse_qs(call.request.query, keep_blank_values=True)
+    charge_id = (query.get("charge_id") or [""])[-1]
+    if not charge_id:
+        raise errors.required("charge_id")
+    charge = state.charges.get(charge_id)
+    if charge is None or charge.account != call.merchant:
+        raise errors.not_found("order")
+    order = find_order(state, charge.order_id, call.merchant)
     return Response.json(200, order_json(state, order, call.base_url))
 
 

@@ -6,6 +6,7 @@ Every charge of a call is parsed before any is executed, so an error in
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from django_orderpay import rules
 from ..state import errors
 from ..state.store import State
 from ..state.validation import (
+    check_str,
     field_path,
     item_path,
     reject_unknown,
@@ -26,8 +28,9 @@ from ..state.validation import (
     validate_metadata,
 )
 from .boleto import BoletoRequest, parse_boleto_charge
-from .cards import Card, resolve_card
-from .splits import validate_splits
+from .cards import Card, check_token_data, resolve_card
+from .splits import check_liable, validate_splits
+from .sub_merchant import validate_sub_merchant
 from .threeds import ChargeAuthentication, check_authentication
 
 CHARGE_KEYS = frozenset(
@@ -40,18 +43,8 @@ CHARGE_KEYS = frozenset(
         "splits",
         "metadata",
         "payment_instructions",
-    }
-)
-PAYMENT_METHOD_KEYS = frozenset(
-    {
-        "type",
-        "installments",
-        "capture",
-        "store",
-        "card",
-        "soft_descriptor",
-        "holder",
-        "authentication_method",
+        "sub_merchant",
+        "notification_urls",
     }
 )
 
@@ -85,6 +78,10 @@ class ChargeRequest:
     authentication: ChargeAuthentication | None = None
     #: ``amount.fees`` as sent: the buyer's interest of an installment plan.
     amount_fees: dict[str, Any] | None = None
+    #: ``sub_merchant`` as sent (a payment facilitator's), echoed.
+    sub_merchant: dict[str, Any] | None = None
+    #: The charge's own ``notification_urls`` (notified beside the order's).
+    notification_urls: tuple[str, ...] = ()
 
 
 def parse_recurring(value: Any, path: str) -> dict[str, Any]:
@@ -140,9 +137,20 @@ def parse_charge(
     if kind == "BOLETO":
         if fees is not None:
             raise errors.invalid(field_path(amount_path, "fees"), "only_for_card_installments")
-        for key in ("recurring", "splits"):
-            if charge.get(key) is not None:
-                raise errors.invalid(field_path(path, key), "not_allowed_with_boleto")
+        if charge.get("recurring") is not None:
+            raise errors.invalid(field_path(path, "recurring"), "not_allowed_with_boleto")
+        if charge.get("splits") is not None:  # the partner plugin splits boletos
+            liable = validate_splits(
+                charge["splits"],
+                charge_amount=amount,
+                merchant_account=account,
+                recurring=False,
+                path=field_path(path, "splits"),
+            )
+            if liable is not None:
+                check_liable(
+                    liable, payment_type="BOLETO", authentication_type=None, method_path=method_path
+                )
         return parse_boleto_charge(
             charge,
             method,
@@ -155,7 +163,7 @@ def parse_charge(
         )
     if charge.get("payment_instructions") is not None:
         raise errors.invalid(field_path(path, "payment_instructions"), "only_for_boleto")
-    reject_unknown(method, PAYMENT_METHOD_KEYS, method_path)
+    reject_unknown(method, rules.PAYMENT_METHOD_KEYS, method_path)
     installments = _installments(method, method_path, amount, state)
     capture = require_bool(method, "capture", method_path, optional=True)
     store_here = require_bool(method, "store", method_path, optional=True)
@@ -167,11 +175,21 @@ def parse_charge(
     )
     holder = None
     if method.get("holder") is not None:
-        validate_holder(method["holder"], field_path(method_path, "holder"))
+        # The official plugin sends {tax_id} alone when it has no name.
+        validate_holder(method["holder"], field_path(method_path, "holder"), name_required=False)
         holder = dict(method["holder"])
-    card, store_in_card = resolve_card(
-        method.get("card"), field_path(method_path, "card"), account=account, state=state
-    )
+    card_path = field_path(method_path, "card")
+    card, store_in_card = resolve_card(method.get("card"), card_path, account=account, state=state)
+    if holder is not None and not card.holder_tax_id and holder.get("tax_id"):
+        # The docs' encrypted-card answer shows payment_method.holder's tax_id in card.holder.
+        card = dataclasses.replace(card, holder_tax_id=holder["tax_id"])
+    if method.get("token_data") is not None:
+        # The charge object lists token_data in payment_method; the examples inside card.
+        token_data = check_token_data(method["token_data"], field_path(method_path, "token_data"))
+        card = dataclasses.replace(card, token_data=card.token_data or token_data)
+    sent_card = method.get("card")
+    if isinstance(sent_card, dict) and sent_card.get("network_token") is not None:
+        check_network_token(method, method_path, bool(store_here or store_in_card))
     if kind == "DEBIT_CARD":
         check_debit(method, method_path, installments, capture, bool(store_here or store_in_card))
     authentication = None
@@ -191,13 +209,29 @@ def parse_charge(
         recurring = parse_recurring(charge["recurring"], field_path(path, "recurring"))
     splits = charge.get("splits")
     if splits is not None:
-        validate_splits(
+        liable = validate_splits(
             splits,
             charge_amount=amount,
             merchant_account=account,
             recurring=recurring is not None,
             path=field_path(path, "splits"),
         )
+        if liable is not None:
+            sent = method.get("authentication_method")
+            check_liable(
+                liable,
+                payment_type=kind or "CREDIT_CARD",
+                authentication_type=sent.get("type") if isinstance(sent, dict) else None,
+                method_path=method_path,
+            )
+    sub_merchant = None
+    if charge.get("sub_merchant") is not None:
+        sub_merchant = validate_sub_merchant(
+            charge["sub_merchant"], field_path(path, "sub_merchant"), payment_type=kind or ""
+        )
+    urls = validate_charge_notification_urls(
+        charge.get("notification_urls"), field_path(path, "notification_urls")
+    )
     return ChargeRequest(
         reference_id=reference_id,
         description=description,
@@ -207,7 +241,7 @@ def parse_charge(
         capture=True if capture is None else capture,
         store=bool(store_here) or store_in_card,
         card=card,
-        # Up to 22 characters; specials are stripped, not refused.
+        # Up to 22 characters; spaces and specials are stripped, not refused.
         soft_descriptor=rules.strip_soft_descriptor(soft_descriptor or "")
         or DEFAULT_SOFT_DESCRIPTOR,
         recurring=recurring,
@@ -217,7 +251,31 @@ def parse_charge(
         payment_type=kind or "CREDIT_CARD",
         authentication=authentication,
         amount_fees=amount_fees,
+        sub_merchant=sub_merchant,
+        notification_urls=urls,
     )
+
+
+def check_network_token(method: dict[str, Any], path: str, store: bool) -> None:
+    """A network token (a brand's token for the card) is charged at once and never stored
+    ("função indisponível para ... token de bandeira")."""
+    if method.get("capture") is False:
+        raise errors.invalid(field_path(path, "capture"), "network_token_is_captured_at_once")
+    if store:
+        raise errors.invalid(field_path(path, "card.store"), "network_token_cannot_be_stored")
+
+
+def validate_charge_notification_urls(value: Any, path: str) -> tuple[str, ...]:
+    """``charges[].notification_urls``: one HTTPS URL at most ("Necessário que seja em
+    ambiente seguro com SSL (HTTPS)"; the order's takes one too)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > 1:
+        raise errors.invalid(path, "this field accepts only one URL")
+    urls = value
+    for index, url in enumerate(urls):
+        check_str(url, item_path(path, index), pattern=rules.HTTPS_URL_PATTERN)
+    return tuple(urls)
 
 
 def check_debit(
@@ -236,7 +294,9 @@ def check_debit(
 
 def validate_fees(value: Any, path: str, amount: int, installments: int) -> dict[str, Any]:
     """``amount.fees.buyer.interest{total, installments}``: an installment plan's interest,
-    inside the amount (the amount includes it) and of the charge's installments."""
+    inside the amount (the amount includes it). Its ``installments`` is how many of the
+    charge's installments the buyer pays interest on (those past the ones the merchant
+    absorbs: 4 for the docs' 8x with 4 interest-free), so 1 up to the charge's."""
     fees = require_object(value, path)
     reject_unknown(fees, {"buyer"}, path)
     buyer_path = field_path(path, "buyer")
@@ -247,8 +307,9 @@ def validate_fees(value: Any, path: str, amount: int, installments: int) -> dict
     reject_unknown(interest, {"total", "installments"}, interest_path)
     require_int(interest, "total", interest_path, minimum=0, maximum=amount - 1)
     count = require_int(interest, "installments", interest_path, minimum=1, maximum=18)
-    if count != installments:
-        raise errors.invalid(field_path(interest_path, "installments"), "must_match_installments")
+    if count is not None and count > installments:
+        where = field_path(interest_path, "installments")
+        raise errors.invalid(where, "must_not_exceed_the_charge_installments")
     return {"buyer": {"interest": dict(interest)}}
 
 

@@ -4,11 +4,12 @@ An order created with ``qr_codes`` has no charge until its QR code is paid;
 then a PAID charge of ``payment_method.type`` PIX appears and the order is
 notified. One QR code per order, one payment per QR code, until its
 ``expiration_date`` by the emulator's clock (default: 23:59:59 of the next
-day in São Paulo). Refunds of a paid Pix are taken for 90 days.
+day in São Paulo). Refunds of a paid Pix are taken for 90 days (``charges.refund_window``).
 """
 
 from __future__ import annotations
 
+import copy
 import uuid
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -18,7 +19,7 @@ from django_orderpay import rules
 from ..serving.http import Response
 from ..state import errors
 from ..state.clock import PROVIDER_TZ
-from ..state.store import Call, ChargeRecord, OrderRecord, QrCodeRecord, State
+from ..state.store import Call, OrderRecord, QrCodeRecord, State
 from ..state.validation import (
     field_path,
     item_path,
@@ -28,9 +29,9 @@ from ..state.validation import (
     validate_amount,
 )
 from .brcode import brcode
+from .splits import check_liable, validate_splits
 
-QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements"})
-REFUND_WINDOW = timedelta(days=rules.PIX_REFUND_DAYS)
+QR_CODE_KEYS = frozenset({"amount", "expiration_date", "arrangements", "splits"})
 #: The location host in the BR Code, as PagBank's payloads carry it.
 LOCATION_HOST = "api.pagseguro.com/pix/v2"
 #: Who the payer's bank shows as the receiver (the merchant's registered name in production).
@@ -59,11 +60,14 @@ def _expiry(value: Any, path: str, now: datetime) -> datetime:
     return moment
 
 
-def validate_qr_codes(value: Any, *, now: datetime) -> list[dict[str, Any]]:
-    """``qr_codes``: exactly one ``{amount{value}, expiration_date?, arrangements?}``.
+def validate_qr_codes(value: Any, *, now: datetime, account: str) -> list[dict[str, Any]]:
+    """``qr_codes``: exactly one ``{amount{value}, expiration_date?, arrangements?, splits?}``.
 
-    Answers the checked entries with their expiry resolved.
+    ``splits`` (the order object's ``qr_codes.splits``) follow a charge's rules, over the QR
+    code's amount; a liable receiver is refused (credit cards only). Answers the checked
+    entries with their expiry resolved.
     """
+
     entries = require_list({"qr_codes": value}, "qr_codes", "", min_items=1, max_items=1) or []
     checked = []
     for index, entry in enumerate(entries):
@@ -80,11 +84,24 @@ def validate_qr_codes(value: Any, *, now: datetime) -> list[dict[str, Any]]:
         for position, name in enumerate(arrangements):
             if name not in rules.PIX_ARRANGEMENTS:
                 raise errors.invalid(item_path(where, position))
+        splits = entry.get("splits")
+        if splits is not None:
+            splits_path = field_path(path, "splits")
+            liable = validate_splits(
+                splits,
+                charge_amount=amount,
+                merchant_account=account,
+                recurring=False,
+                path=splits_path,
+            )
+            if liable is not None:
+                check_liable(liable, payment_type="PIX", authentication_type=None, method_path="")
         checked.append(
             {
                 "amount": amount,
                 "expires_at": _expiry(entry.get("expiration_date"), path, now),
                 "arrangements": list(arrangements),
+                "splits": splits,
             }
         )
     return checked
@@ -107,6 +124,7 @@ def build_qr_codes(state: State, order: OrderRecord, checked: list[dict[str, Any
                 merchant=MERCHANT_NAME,
                 city=MERCHANT_CITY,
             ),
+            splits=entry["splits"],
         )
         state.qr_codes[record.id] = record
         order.qr_code_ids.append(record.id)
@@ -115,7 +133,7 @@ def build_qr_codes(state: State, order: OrderRecord, checked: list[dict[str, Any
 def qr_code_json(record: QrCodeRecord, base_url: str) -> dict[str, Any]:
     """``qr_codes[]`` of an Order answer."""
     href = f"{base_url}/qrcode/{record.id}"
-    return {
+    answer: dict[str, Any] = {
         "id": record.id,
         "expiration_date": record.expires_at.astimezone(PROVIDER_TZ).isoformat(timespec="seconds"),
         "amount": {"value": record.amount},
@@ -131,6 +149,9 @@ def qr_code_json(record: QrCodeRecord, base_url: str) -> dict[str, Any]:
             },
         ],
     }
+    if record.splits is not None:
+        answer["splits"] = copy.deepcopy(record.splits)
+    return answer
 
 
 def find_qr_code(state: State, qr_code_id: str, account: str | None) -> QrCodeRecord:
@@ -138,13 +159,6 @@ def find_qr_code(state: State, qr_code_id: str, account: str | None) -> QrCodeRe
     if record is None or (account is not None and record.account != account):
         raise errors.not_found("qr_code")
     return record
-
-
-def check_refund_window(charge: ChargeRecord, now: datetime) -> None:
-    """A Pix is refundable for 90 days after it was paid."""
-    if charge.payment_method.get("type") == "PIX" and charge.paid_at is not None:
-        if now > charge.paid_at + REFUND_WINDOW:
-            raise errors.unable_refund("the 90-day refund window of a Pix has passed")
 
 
 def qr_png(state: State, call: Call) -> Response:

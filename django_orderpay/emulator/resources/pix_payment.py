@@ -12,7 +12,7 @@ from datetime import datetime
 from ..serving.http import Response
 from ..state import errors, ids
 from ..state.clock import PROVIDER_TZ
-from ..state.store import Call, ChargeRecord, QrCodeRecord, State
+from ..state.store import Call, ChargeRecord, QrCodeRecord, SplitRecord, State
 from ..state.validation import reject_unknown, require_str
 from .cards import SUCCESS, settled_response
 from .charges import add_charge
@@ -49,6 +49,10 @@ def pay_qr_code(state: State, record: QrCodeRecord, now: datetime) -> ChargeReco
     )
     charge.payment_response = settled_response()
     record.charge_id = charge.id
+    if record.splits is not None:
+        split = SplitRecord(ids.new_id("SPLI_"), order.account, charge.id, now, record.splits)
+        state.splits[split.id] = split
+        charge.split_id = split.id
     return charge
 
 

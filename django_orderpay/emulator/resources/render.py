@@ -78,6 +78,8 @@ def charge_json(
         answer["payment_instructions"] = copy_json(charge.payment_instructions)
     if charge.metadata is not None:
         answer["metadata"] = dict(charge.metadata)
+    if charge.sub_merchant is not None:
+        answer["sub_merchant"] = copy_json(charge.sub_merchant)
     if order is not None:
         answer["notification_urls"] = list(order.notification_urls)
     answer["links"] = charge_links(charge, base_url)
@@ -85,7 +87,7 @@ def charge_json(
 
 
 def order_json(state: State, order: OrderRecord, base_url: str) -> dict[str, Any]:
-    """The Order as ``GET /orders/{id}`` answers it (``charges`` only once there is one)."""
+    """The Order as ``GET /orders/{id}`` answers it (``charges`` empty until there is one)."""
     answer: dict[str, Any] = {"id": order.id}
     if order.reference_id is not None:
         answer["reference_id"] = order.reference_id
@@ -98,8 +100,8 @@ def order_json(state: State, order: OrderRecord, base_url: str) -> dict[str, Any
         answer["deep_links"] = [state.deeplinks[order.deeplink_id].to_response()]
     if order.qr_code_ids:
         answer["qr_codes"] = [qr_code_json(state.qr_codes[q], base_url) for q in order.qr_code_ids]
-    if order.charge_ids:
-        answer["charges"] = [charge_json(state.charges[cid], base_url) for cid in order.charge_ids]
+    # An order without a charge answers "charges": [], as the docs' create and Pix answers do.
+    answer["charges"] = [charge_json(state.charges[cid], base_url) for cid in order.charge_ids]
     answer["notification_urls"] = list(order.notification_urls)
     if order.metadata is not None:
         answer["metadata"] = dict(order.metadata)
@@ -136,13 +138,17 @@ def body_bytes(payload: Any) -> bytes:
 
 
 def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
-    """Queue the whole Order to each of its ``notification_urls``, signed for its merchant.
+    """Queue the whole Order to each of its ``notification_urls`` and its charges' own,
+    signed for its merchant.
 
     An order a checkout's page made names the checkout in ``x-product-id``,
     and the checkout itself is notified too (:mod:`.checkouts`).
     """
     checkout = state.checkouts.get(order.checkout_id) if order.checkout_id else None
-    if order.notification_urls:
+    urls = list(order.notification_urls)
+    for charge_id in order.charge_ids:
+        urls += [url for url in state.charges[charge_id].notification_urls if url not in urls]
+    if urls:
         body = body_bytes(order_json(state, order, base_url))
         token = state.token_of(order.account)
         headers = {"Content-Type": "application/json"}
@@ -150,7 +156,7 @@ def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
             headers["x-authenticity-token"] = authenticity_token(token, body)
         if order.checkout_id is not None:
             headers["x-product-id"] = order.checkout_id
-        for url in order.notification_urls:
+        for url in urls:
             state.notifier.submit(url, body, headers)
     if checkout is not None:
         from .checkouts import notify_checkout  # checkouts renders orders with this module

@@ -38,9 +38,26 @@ ACCOUNT_ID_PATTERN = rules.ACCOUNT_ID_PATTERN
 COMPLETED = "COMPLETED"
 
 
+#: PagBank's words (its error table) for a liable receiver where it cannot be one.
+LIABLE_ONLY_FOR_CREDIT = "The liable configuration can only be applied for credit card payments."
+LIABLE_NOT_WITH_3DS = (
+    "3DS authentication is not valid method for split transactions with liable configuration."
+)
+
+
+def check_liable(
+    liable_path: str, *, payment_type: str, authentication_type: str | None, method_path: str
+) -> None:
+    """A liable receiver only on a credit card charge without 3-D Secure (the error table)."""
+    if payment_type != "CREDIT_CARD":
+        raise errors.invalid(liable_path, LIABLE_ONLY_FOR_CREDIT)
+    if authentication_type == "THREEDS":
+        raise errors.invalid(f"{method_path}.authentication_method.type", LIABLE_NOT_WITH_3DS)
+
+
 def validate_splits(
     splits: Any, *, charge_amount: int, merchant_account: str, recurring: bool, path: str
-) -> None:
+) -> str | None:
     """Check ``splits`` against the facts; a failure is a 40002 naming the field.
 
     Rules: method FIXED or PERCENTAGE; 2-15 receivers, each ``account.id`` an
@@ -50,7 +67,8 @@ def validate_splits(
     most one receiver ``configurations.liable`` and none when the charge is
     recurring. ``configurations.chargeback.charge_transfer.percentage`` (the
     provider's split docs): 0 or 100, given for every receiver or none, and
-    exactly one receiver at 100.
+    exactly one receiver at 100. Answers the liable receiver's ``configurations.liable`` path
+    (None without one), for :func:`check_liable`.
     """
     splits = require_object(splits, path)
     reject_unknown(splits, SPLITS_KEYS, path)
@@ -116,6 +134,7 @@ def validate_splits(
         raise errors.invalid(field_path(receivers_path, "amount.value"), description)
     if merchant_account not in seen:
         raise errors.invalid(receivers_path, "primary_receiver_missing")
+    return liable_path
 
 
 REFUND_RECEIVER_KEYS = frozenset({"account", "amount", "configurations"})

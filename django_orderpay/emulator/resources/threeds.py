@@ -104,9 +104,13 @@ PAYMENT_TYPES = ("CREDIT_CARD", "DEBIT_CARD")
 AUTHENTICATION_KEYS = frozenset(
     {"type", "id", "cavv", "eci", "xid", "version", "dstrans_id", "status"}
 )
-AUTHENTICATION_TYPES = ("THREEDS",)
-#: ECIs of a fully authenticated shopper (Mastercard 02, Visa and Elo 05).
-AUTHENTICATED_ECIS = ("02", "05")
+#: THREEDS (PagBank's id, or an external 3DS) and INAPP (an Elo network token's in-app
+#: authentication: ``cavv`` and ``eci``).
+AUTHENTICATION_TYPES = ("THREEDS", "INAPP")
+#: ECIs answered AUTHENTICATED when no ``status`` is sent: a fully authenticated shopper
+#: (Mastercard 02, Visa and Elo 05), and 01 (Mastercard's attempt), which the docs'
+#: network-token debit example answers AUTHENTICATED.
+AUTHENTICATED_ECIS = ("01", "02", "05")
 #: A body the SDK posts: its session and its ``data``.
 SDK_KEYS = frozenset({"session", "data"})
 DATA_KEYS = frozenset(
@@ -131,11 +135,14 @@ def new_session(state: State, account: str, now: datetime) -> Session:
 
 
 def create_session(state: State, call: Call) -> Response:
-    """``POST /checkout-sdk/sessions`` (no body): 201 ``{session, expires_at}`` (epoch ms)."""
+    """``POST /checkout-sdk/sessions`` (no body): 200 ``{session, expires_at}`` (epoch ms), as
+    the docs say (201 with the option ``created_statuses: "plugin"``: the official plugin
+    requires it)."""
     reject_unknown(call.payload, (), "")
     session = new_session(state, call.merchant, call.now)
     expires_at = int(session.expires_at.timestamp() * 1000)
-    return Response.json(201, {"session": session.id, "expires_at": expires_at})
+    body = {"session": session.id, "expires_at": expires_at}
+    return Response.json(state.options.session_status, body)
 
 
 def _session(state: State, value: Any, now: datetime) -> Session:
@@ -169,7 +176,14 @@ def _sdk_card(state: State, card: dict[str, Any], path: str) -> str:
 
 
 def _answer(authentication: Authentication | None, status: str) -> dict[str, Any]:
-    return {"id": authentication.id, "status": status} if authentication else {"status": status}
+    """``{id, status}``; once the flow is complete, the issuer's verdict too
+    (``authenticationStatus``, as the official plugin's SDK types have it)."""
+    if authentication is None:
+        return {"status": status}
+    answer = {"id": authentication.id, "status": status}
+    if status == AUTH_FLOW_COMPLETED:
+        answer["authenticationStatus"] = authentication.status
+    return answer
 
 
 def authenticate(state: State, call: Call) -> Response:
@@ -284,6 +298,17 @@ def _external(method: dict[str, Any], path: str) -> ChargeAuthentication:
     return ChargeAuthentication(answer, status)
 
 
+def _in_app(method: dict[str, Any], path: str) -> ChargeAuthentication:
+    """INAPP (the docs' Elo network token): ``cavv`` and ``eci`` required, echoed without a
+    ``status`` as the docs' answers show; the wallet authenticated the shopper."""
+    for key in ("id", "xid", "version", "dstrans_id", "status"):
+        if method.get(key) is not None:
+            raise errors.invalid(field_path(path, key), "not_taken_with_inapp")
+    cavv = require_str(method, "cavv", path, limit=(1, 80))
+    eci = require_str(method, "eci", path, pattern=r"[0-9]{2}")
+    return ChargeAuthentication({"type": "INAPP", "eci": eci, "cavv": cavv}, AUTHENTICATED)
+
+
 def check_authentication(
     value: Any,
     path: str,
@@ -301,7 +326,9 @@ def check_authentication(
     """
     method = require_object(value, path)
     reject_unknown(method, AUTHENTICATION_KEYS, path)
-    require_str(method, "type", path, choices=AUTHENTICATION_TYPES)
+    kind = require_str(method, "type", path, choices=AUTHENTICATION_TYPES)
+    if kind == "INAPP":
+        return _in_app(method, path)
     if method.get("id") is None:
         return _external(method, path)
     for key in ("cavv", "eci", "xid", "dstrans_id"):
@@ -330,12 +357,22 @@ def check_authentication(
 
 
 def threeds_outcome(
-    number: str, amount: int, authentication: ChargeAuthentication | None, payment_type: str
+    number: str,
+    amount: int,
+    authentication: ChargeAuthentication | None,
+    payment_type: str,
+    *,
+    debit_not_authenticated: str = "PAID",
 ) -> Outcome | None:
-    """The network's answer where 3-D Secure decides it; None to go by the card alone."""
+    """The network's answer where 3-D Secure decides it; None to go by the card alone.
+
+    A NOT_AUTHENTICATED debit pays as the sandbox table says, unless the option
+    ``debit_not_authenticated`` is ``DECLINED``.
+    """
     authenticated = authentication is not None and authentication.status == AUTHENTICATED
     if payment_type == "DEBIT_CARD" and not authenticated:
-        return DEBIT_NOT_AUTHENTICATED
+        if authentication is None or debit_not_authenticated == "DECLINED":
+            return DEBIT_NOT_AUTHENTICATED
     if number == AUTHENTICATION_REQUIRED_CARD and not authenticated:
         return AUTHENTICATION_REQUIRED
     behaviour = SANDBOX_3DS_CARDS.get(number)

@@ -4,14 +4,20 @@ Only this module (and ``urls``) may touch Django; the core knows nothing of it.
 Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
 mapping token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the
 emulator's default token; how many orders it remembers:
-``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``).
+``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``);
+where it keeps its state across restarts: ``ORDERPAY["EMULATOR_STATE_FILE"]``
+(:func:`state_file`), so ``runserver`` reloading keeps the provider's orders
+that the database still has.
 """
 
 from __future__ import annotations
 
+import hashlib
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +34,7 @@ from ..core import Emulator
 from .http import Request, Response
 from .wsgi import DROP_CONNECTION, MAX_BODY_SIZE, ConnectionDropped, body_too_large
 
-__all__ = ["discard_emulator", "emulator_view", "get_emulator"]
+__all__ = ["discard_emulator", "emulator_view", "get_emulator", "state_file"]
 
 _lock = threading.Lock()
 _emulator: Emulator | None = None
@@ -40,10 +46,38 @@ def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
     return tokens or None
 
 
+def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
+    """Where the mounted emulator keeps its state, or None (kept in memory only).
+
+    ``ORDERPAY["EMULATOR_STATE_FILE"]`` when set (``False``: none). Unset, with
+    ``DEBUG`` on: beside the default database when it is a SQLite file
+    (``db.sqlite3.orderpay-emulator``: the provider's state lives and goes
+    with the shop's; none for an in-memory SQLite database), else a file in
+    the temp folder named after the database, so each database has its own;
+    with ``DEBUG`` off, none. ``database``: the
+    settings of the database it goes with (``DATABASES["default"]`` when None).
+    """
+    configured = get_settings(strict=False).emulator_state_file
+    if configured is not None:
+        return Path(configured) if configured else None
+    if not settings.DEBUG:
+        return None
+    if database is None:
+        database = settings.DATABASES.get("default", {})
+    name = str(database.get("NAME") or "")
+    if "sqlite" in str(database.get("ENGINE", "")):
+        if not name or name.startswith(":memory:") or "mode=memory" in name:
+            return None  # a database that dies with the process: so does the provider's state
+        return Path(name).with_name(Path(name).name + ".orderpay-emulator")
+    where = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
+    digest = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"orderpay-emulator-{digest}.state"
+
+
 def _new_emulator() -> Emulator:
     retain_orders = get_settings(strict=False).emulator_retain_orders
     try:
-        return Emulator(_emulator_tokens(), retain_orders=retain_orders)
+        return Emulator(_emulator_tokens(), retain_orders=retain_orders, state_file=state_file())
     except ValueError as exc:
         raise ConfigurationError(f"ORDERPAY['EMULATOR_RETAIN_ORDERS']: {exc}") from None
 

@@ -22,6 +22,7 @@ IDEMPOTENCY_KEY_IN_USE = "40005"
 UNABLE_CAPTURE = "40006"
 UNABLE_REFUND = "40007"
 REFUND_TEMPORARILY_UNAVAILABLE = "40008"
+WALLET_KEY_ALREADY_USED = "40009"
 #: The error table's name for each code (an entry's ``error``).
 ERROR_NAMES = {
     REQUIRED: "required_parameter",
@@ -32,6 +33,7 @@ ERROR_NAMES = {
     UNABLE_CAPTURE: "unable_capture",
     UNABLE_REFUND: "unable_refund",
     REFUND_TEMPORARILY_UNAVAILABLE: "refund_temporarily_unavailable",
+    WALLET_KEY_ALREADY_USED: "wallet_key_already_used",
 }
 
 
@@ -142,6 +144,11 @@ def unable_refund(reason: str | None = None) -> ProviderError:
 def refund_temporarily_unavailable() -> ProviderError:
     """40008: refunds are unavailable for now."""
     return _error(400, REFUND_TEMPORARILY_UNAVAILABLE, "refund_temporarily_unavailable")
+
+
+def wallet_key_already_used(parameter_name: str) -> ProviderError:
+    """40009, HTTP 409: a wallet's key was used in another transaction (the error table)."""
+    return _error(409, WALLET_KEY_ALREADY_USED, "wallet_key_already_used", parameter_name)
 
 
 def unauthorized() -> ProviderError:

@@ -21,6 +21,14 @@ from django_orderpay import rules
 CONFLICT_SHAPES = ("production", "docs")
 #: The charge's status after a partial refund: undocumented.
 PARTIAL_REFUND_STATUSES = ("PAID", "CANCELED")
+#: A debit card's charge whose issuer did NOT_AUTHENTICATE the shopper: PAID in PagBank's
+#: sandbox table (every NOT_AUTHENTICATED test card pays), or DECLINED (no debit without
+#: authentication: what the emulator did before, and what a live issuer may do).
+DEBIT_NOT_AUTHENTICATED_OUTCOMES = ("PAID", "DECLINED")
+#: The statuses of ``POST /public-keys`` and ``POST /checkout-sdk/sessions``: the docs'
+#: (201 and 200), or the official plugin's expectation (200 and 201: it requires 201 of
+#: the session).
+CREATED_STATUSES = {"docs": (201, 200), "plugin": (200, 201)}
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,13 @@ class Options:
     #: Whether the account has installment fees (``GET /charges/fees/calculate``):
     #: off, it answers ``fees_not_configured`` as for an account without them.
     fees_configured: bool = True
+    #: A NOT_AUTHENTICATED debit: ``PAID`` (the sandbox table) or ``DECLINED``.
+    debit_not_authenticated: str = "PAID"
+    #: ``docs``: a public key 201, a 3DS session 200; ``plugin``: 200 and 201.
+    created_statuses: str = "docs"
+    #: A customer's ``tax_id`` of 9 or 10 digits, as the Google Pay and Apple Pay examples
+    #: send "123456789": refused as the order object's table (11 or 14), or taken.
+    short_tax_ids: bool = False
     #: Whether the account may create recurrent checkouts (``recurrence_plan``): off,
     #: ``recurrent_checkout_disabled``, as for an account PagBank has not enabled.
     recurrent_checkout: bool = False
@@ -51,6 +66,23 @@ class Options:
             raise ValueError("fees_configured must be true or false")
         if not isinstance(self.recurrent_checkout, bool):
             raise ValueError("recurrent_checkout must be true or false")
+        if not isinstance(self.short_tax_ids, bool):
+            raise ValueError("short_tax_ids must be true or false")
+        if self.created_statuses not in CREATED_STATUSES:
+            raise ValueError("created_statuses must be one of " + ", ".join(CREATED_STATUSES))
+        if self.debit_not_authenticated not in DEBIT_NOT_AUTHENTICATED_OUTCOMES:
+            raise ValueError(
+                "debit_not_authenticated must be one of "
+                + ", ".join(DEBIT_NOT_AUTHENTICATED_OUTCOMES)
+            )
+
+    @property
+    def public_key_status(self) -> int:
+        return CREATED_STATUSES[self.created_statuses][0]
+
+    @property
+    def session_status(self) -> int:
+        return CREATED_STATUSES[self.created_statuses][1]
 
     @property
     def max_installments(self) -> int:

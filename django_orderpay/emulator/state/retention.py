@@ -93,6 +93,10 @@ def trim(state: State) -> int:
     if extra_cards > 0:
         for card_id in _oldest(state.cards, extra_cards):
             del state.cards[card_id]
+    extra_keys = len(state.wallet_keys) - retention.cards
+    if extra_keys > 0:
+        for digest in _oldest(state.wallet_keys, extra_keys):
+            del state.wallet_keys[digest]
     state.idempotency.trim(retention.idempotent_answers)
     state.notifier.trim(retention.deliveries)
     return len(forgotten)

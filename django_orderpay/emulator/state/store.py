@@ -8,6 +8,7 @@ one lock around every call that touches a :class:`State`.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -23,6 +24,11 @@ from .keypair import KeyPair
 from .options import Options
 from .retention import Retention
 from .threeds import ThreeDSStore
+
+
+def wallet_digest(account: str, key: str) -> str:
+    """What is kept of a wallet's key: a digest, per merchant (the key itself is a secret)."""
+    return hashlib.sha256(f"{account}\n{key}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,10 @@ class ChargeRecord:
     brand: str | None = None
     #: ``amount.fees`` of an installment plan with the buyer's interest, as sent.
     amount_fees: dict[str, Any] | None = None
+    #: A payment facilitator's ``sub_merchant``, echoed as sent.
+    sub_merchant: dict[str, Any] | None = None
+    #: The charge's own ``notification_urls``: notified beside its order's.
+    notification_urls: tuple[str, ...] = ()
 
 
 @dataclass
@@ -145,6 +155,8 @@ class QrCodeRecord:
     text: str
     #: The charge its payment made (None while unpaid).
     charge_id: str | None = None
+    #: ``qr_codes[].splits`` as sent: the payment is split so.
+    splits: dict[str, Any] | None = None
 
     def is_expired(self, now: datetime) -> bool:
         return now >= self.expires_at
@@ -183,6 +195,9 @@ class State:
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
     #: 3-D Secure sessions and authentications (they expire by themselves).
     threeds: ThreeDSStore = field(default_factory=ThreeDSStore)
+    #: Digests (``wallet_digest``) of the wallet keys each merchant has paid with: a key
+    #: pays once.
+    wallet_keys: dict[str, None] = field(default_factory=dict)
 
     def token_of(self, account: str) -> str | None:
         """The bearer token of ``account`` (it keys the notification digest)."""
@@ -204,6 +219,7 @@ class State:
         self.waiting_boletos.clear()
         self.idempotency.clear()
         self.threeds.clear()
+        self.wallet_keys.clear()
 
 
 @dataclass(frozen=True)

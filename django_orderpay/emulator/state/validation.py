@@ -33,9 +33,6 @@ FORBIDDEN_NAME_MESSAGE = "must not contains any of the characters [{}]".format(
 #: ``metadata``: the merchant's own keys and values, echoed back.
 METADATA_LIMITS = (1, 64)
 SHIPPING_KEYS = frozenset({"address"})
-ADDRESS_KEYS = frozenset(
-    {"street", "number", "complement", "locality", "city", "region_code", "country", "postal_code"}
-)
 AMOUNT_KEYS = frozenset({"value", "currency"})
 HOLDER_KEYS = frozenset({"name", "tax_id"})
 
@@ -246,12 +243,29 @@ def reject_unknown(data: Mapping[str, Any], allowed_keys: Iterable[str], path: s
             raise errors.unknown(field_path(path, key))
 
 
+#: A CPF (11 digits) or a CNPJ (14: 12 letters or digits, 2 digits), as written.
+_TAX_ID = re.compile(r"[0-9]{11}|[0-9A-Z]{12}[0-9]{2}")
+
+
 def require_tax_id(
-    data: Mapping[str, Any], key: str, path: str, *, optional: bool = False
+    data: Mapping[str, Any],
+    key: str,
+    path: str,
+    *,
+    optional: bool = False,
+    check_digits: bool = False,
 ) -> str | None:
-    """A CPF (11 digits) or CNPJ (14: 12 letters or digits, 2 digits) with right check digits."""
+    """A CPF (11 digits) or CNPJ (14: 12 letters or digits, 2 digits); with ``check_digits``
+    (a sub-merchant's, documented; a boleto's payer, registered by a bank), right ones.
+
+    A customer's or card holder's check digits are not checked: PagBank's card examples
+    send the holder's CPF "65544332211" (wrong ones) and answer PAID.
+    """
     value = require_str(data, key, path, optional=optional)
-    if value is not None and not rules.valid_tax_id(value):
+    if value is None:
+        return None
+    valid = rules.valid_tax_id(value) if check_digits else bool(_TAX_ID.fullmatch(value))
+    if not valid:
         raise errors.invalid(field_path(path, key))
     return value
 
@@ -286,13 +300,23 @@ def validate_phone(phone: Any, path: str) -> None:
     require_str(phone, "type", path, choices=rules.PHONE_TYPES)
 
 
-def validate_customer(customer: Any, path: str = "customer") -> None:
-    """``name`` 1-120, ``email`` 10-255 and address-shaped, ``tax_id`` CPF/CNPJ, ``phones``?"""
+#: A customer's ``tax_id`` as the wallet pages' examples send it ("123456789"), taken with the
+#: option ``short_tax_ids``.
+_SHORT_TAX_ID = re.compile(r"[0-9]{9,10}")
+
+
+def validate_customer(
+    customer: Any, path: str = "customer", *, short_tax_ids: bool = False
+) -> None:
+    """``name`` 1-120, ``email`` 10-255 and address-shaped, ``tax_id`` CPF/CNPJ (or, with
+    ``short_tax_ids``, 9 or 10 digits as the wallet examples), ``phones``?"""
     customer = require_object(customer, path)
     reject_unknown(customer, CUSTOMER_KEYS, path)
     check_name(require_str(customer, "name", path, limit="customer.name"), field_path(path, "name"))
     require_str(customer, "email", path, limit="email", pattern=_EMAIL)
-    require_tax_id(customer, "tax_id", path)
+    tax_id = customer.get("tax_id")
+    if not (short_tax_ids and isinstance(tax_id, str) and _SHORT_TAX_ID.fullmatch(tax_id)):
+        require_tax_id(customer, "tax_id", path)
     phones = require_list(customer, "phones", path, optional=True)
     for index, phone in enumerate(phones or []):
         validate_phone(phone, item_path(field_path(path, "phones"), index))
@@ -321,17 +345,24 @@ def validate_items(items: Any, path: str = "items") -> None:
         validate_item(item, item_path(path, index))
 
 
-def validate_address(address: Any, path: str) -> None:
-    """A Brazilian address: every field but ``complement`` required, limits per the facts."""
+def validate_address(address: Any, path: str, *, country_as_written: bool = False) -> None:
+    """A Brazilian address: every field but ``complement`` and ``region`` (the state's name,
+    1-50) required, limits per the facts. ``country`` is ``BRA``, or with
+    ``country_as_written`` 1-50 characters (a boleto's payer: the docs' example writes
+    "Brasil")."""
     address = require_object(address, path)
-    reject_unknown(address, ADDRESS_KEYS, path)
+    reject_unknown(address, rules.ADDRESS_KEYS, path)
     require_str(address, "street", path, limit="street")
     require_str(address, "number", path, limit="address.number")
     require_str(address, "complement", path, limit="complement", optional=True)
     require_str(address, "locality", path, limit="locality")
     require_str(address, "city", path, limit="city")
+    require_str(address, "region", path, limit="region", optional=True)
     require_str(address, "region_code", path, choices=rules.BRAZILIAN_STATES)
-    require_str(address, "country", path, choices=("BRA",))
+    if country_as_written:
+        require_str(address, "country", path, limit="country")
+    else:
+        require_str(address, "country", path, choices=("BRA",))
     require_str(address, "postal_code", path, pattern=r"[0-9]{8}")
 
 

@@ -6,7 +6,8 @@
  *   -> {encryptedCard, hasErrors, errors: [{code, message}]}, synchronously.
  * PagSeguro.setUp({session, env}) keeps the checkout-SDK session (made by the
  * shop's server with its token: POST /checkout-sdk/sessions).
- * PagSeguro.authenticate3DS({data, beforeChallenge}) -> Promise of {status, id}:
+ * PagSeguro.authenticate3DS({data, beforeChallenge}) -> Promise of {status, id,
+ * authenticationStatus (AUTHENTICATED or NOT_AUTHENTICATED, once completed)}:
  * it posts {session, data} to this emulator's /checkout-sdk/authentications;
  * on REQUIRE_CHALLENGE it calls beforeChallenge({brand, issuer, open}) (or opens
  * the challenge itself) and resolves once the shopper answers the emulated
@@ -324,7 +325,9 @@
       }
       var result = answer.body;
       if (result.status !== "REQUIRE_CHALLENGE") {
-        return { status: result.status, id: result.id };
+        var done = { status: result.status, id: result.id };
+        if (result.authenticationStatus) done.authenticationStatus = result.authenticationStatus;
+        return done;
       }
       return runChallenge(result.challenge, result.id, request);
     });

@@ -34,9 +34,16 @@ the order's row lock. Inside a transaction of the caller's (whose rows other
 connections can't see yet) they are fetched one after another. On a
 terminal, a progress line counts them.
 
-Exit status 0 when every order was fetched and every re-sent operation
-answered, 1 (``CommandError``) when any failed (after trying all of them) or
-an argument is wrong.
+An order the provider answers 404 for (it does not know it: an emulator
+restarted without its state file, a sandbox that was reset) is reported
+once, marked (``Order.provider_missing_since``) and left out of later runs;
+naming it (``orderpay_sync ORDE_...``) fetches it again, and clears the mark
+when the provider has it.
+
+Exit status 0 when every order was fetched (or was already known to be
+unknown to the provider) and every re-sent operation answered; 1
+(``CommandError``) when any failed, a newly unknown order included (after
+trying all of them), or an argument is wrong.
 """
 
 from __future__ import annotations
@@ -50,7 +57,7 @@ from django.utils import timezone
 
 from django_orderpay import rules
 from django_orderpay.conf import MAX_SYNC_CONCURRENCY, get_settings
-from django_orderpay.exceptions import OrderPayError
+from django_orderpay.exceptions import NotFound, OrderPayError
 from django_orderpay.models import Checkout, Operation, OperationState, Order
 from django_orderpay.services import operations
 
@@ -104,7 +111,7 @@ class Command(BaseCommand):
             # An id not mirrored yet is fetched too: that is how one is adopted.
             targets = list(order_ids)
         else:
-            orders = Order.objects.not_final()
+            orders = Order.objects.not_final().filter(provider_missing_since__isnull=True)
             open_checkouts = Checkout.objects.not_final()
             if max_age is not None:
                 if max_age < 1:
@@ -124,7 +131,15 @@ class Command(BaseCommand):
         for target, fetched in fetch_all(targets, concurrency):
             order_id = target.provider_id if isinstance(target, Order) else target
             before = target.status if isinstance(target, Order) else None
-            if isinstance(fetched, OrderPayError):
+            if isinstance(fetched, NotFound) and isinstance(target, Order):
+                progress.clear()
+                if _mark_missing(target):
+                    failures += 1
+                    self.stderr.write(
+                        f"{order_id}: the provider does not know this order (404): marked, "
+                        "and left out of later runs (name it to fetch it again)"
+                    )
+            elif isinstance(fetched, OrderPayError):
                 failures += 1
                 progress.clear()
                 self.stderr.write(f"{order_id}: {type(fetched).__name__}: {fetched}")
@@ -134,6 +149,8 @@ class Command(BaseCommand):
                 # On a terminal the progress line stands for the unchanged ones.
                 shown = verbosity >= (2 if progress.live else 1)
                 progress.line(f"{order_id}: {fetched.status}", shown)
+            if not isinstance(fetched, OrderPayError) and isinstance(target, str):
+                _clear_missing(fetched)  # named: it may have been marked unknown before
             progress.advance(failures)
         progress.clear()
         summary = f"{len(targets) - failures} of {len(targets)} orders re-fetched"
@@ -172,3 +189,16 @@ class Command(BaseCommand):
                 f"{operation.state}, waiting for the provider's notification or a repeat"
             )
         return f"; {len(still_open)} operations still open" if still_open else ""
+
+
+def _mark_missing(order: Order) -> bool:
+    """Mark ``order`` as unknown to the provider; whether this run is the first to find it."""
+    rows = Order.objects.filter(pk=order.pk, provider_missing_since__isnull=True)
+    return rows.update(provider_missing_since=timezone.now()) > 0
+
+
+def _clear_missing(order: Order) -> None:
+    """The provider answered for ``order``: it is no longer marked as unknown there."""
+    Order.objects.filter(pk=order.pk, provider_missing_since__isnull=False).update(
+        provider_missing_since=None
+    )

@@ -11,7 +11,8 @@
  *
  * With data-orderpay-3ds (the card form of a page that runs 3-D Secure: a
  * session made by the shop's server, the payment type, amount and shopper),
- * the submit waits for PagSeguro.authenticate3DS: AUTH_FLOW_COMPLETED puts
+ * the submit asks the shop for a fresh session (a session lasts 30 minutes;
+ * the page's own is the fallback), then waits for PagSeguro.authenticate3DS: AUTH_FLOW_COMPLETED puts
  * the authentication id in the hidden authentication_id field and submits;
  * AUTH_NOT_SUPPORTED submits without one (a credit card) or stops (a debit
  * card: no debit without 3-D Secure); CHANGE_PAYMENT_METHOD stops and asks
@@ -155,13 +156,47 @@
       form.removeAttribute("data-orderpay-submitting");
       announce(form, "orderpay:3ds", { status: key });
     };
-    if (!config.session || !sdk || typeof sdk.authenticate3DS !== "function") {
+    if (!sdk || typeof sdk.authenticate3DS !== "function") {
       stop("THREEDS_UNAVAILABLE");
       return;
     }
+    freshSession(form, config).then(function (session) {
+      if (!session.session) {
+        stop("THREEDS_UNAVAILABLE");
+        return;
+      }
+      sdk.setUp({ session: session.session, env: session.env });
+      authenticateWith(sdk, card, form, config, stop);
+    }).catch(function () {
+      stop("THREEDS_FAILED");
+    });
+  }
+
+  // A session lasts 30 minutes: ask the shop for a new one before each authentication (as
+  // the official plugin does), else use the one the page was rendered with.
+  function freshSession(form, config) {
+    var rendered = { session: config.session, env: config.env };
+    if (!config.sessionUrl || typeof fetch !== "function") return Promise.resolve(rendered);
+    var csrf = form.querySelector("input[name=csrfmiddlewaretoken]");
+    var body = new URLSearchParams();
+    body.set("token", config.sessionToken || "");
+    return fetch(config.sessionUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: csrf ? { "X-CSRFToken": csrf.value } : {},
+      body: body,
+    }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).then(function (answer) {
+      return answer && answer.session ? answer : rendered;
+    }, function () {
+      return rendered;
+    });
+  }
+
+  function authenticateWith(sdk, card, form, config, stop) {
     var plan = chosenPlan(form);
     var month = value(card, "exp_month");
-    sdk.setUp({ session: config.session, env: config.env });
     sdk.authenticate3DS({
       data: {
         customer: config.customer,
