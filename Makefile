@@ -29,6 +29,15 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The demo's marketplace (docs/connect.md): the shop's own account (the emulator's for
+# demo-token) is the primary receiver of split payments, and its sellers authorise this
+# Connect application, registered in the emulator from these settings. The key encrypts
+# the demo's tokens only: a real one comes from the environment, never from a file.
+DEMO_MARKETPLACE = ORDERPAY_ACCOUNT_ID=ACCO_AC02E00F-725E-5B5F-8BB2-966AC60C97C9 \
+	ORDERPAY_CONNECT_CLIENT_ID=demo-marketplace \
+	ORDERPAY_CONNECT_CLIENT_SECRET=demo-marketplace-secret \
+	ORDERPAY_CONNECT_KEYS=ZGVtby1vbmx5LWtleS1mb3ItdGhlLWVtdWxhdG9yISE= \
+	ORDERPAY_CONNECT_REDIRECT_URI=http://127.0.0.1:8000/orderpay/connect/callback/
 # The documentation site (mkdocs.yml): strict, so a broken link or anchor fails.
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
@@ -45,8 +54,9 @@ package: venv
 demo: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_shop
+	$(BIN)/python manage.py seed_marketplace
 	@echo "The shop: http://127.0.0.1:8000/  (admin: http://127.0.0.1:8000/admin/, docs/checkout.md)"
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(DEMO_MARKETPLACE) $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The in-process benchmarks (SQLite, or DATABASE_URL), then the production shape:
 # the example shop under gunicorn on PostgreSQL (a throwaway cluster, as `make tox`

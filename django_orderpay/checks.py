@@ -24,6 +24,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 - ``orderpay.W005`` (warning): a database has ``ATOMIC_REQUESTS``: a service called
   from a view records its operation inside the request's transaction, so the record
   is not committed before the provider is called.
+- ``orderpay.E007`` (error): PagBank Connect is configured (``CONNECT_CLIENT_ID``) without
+  ``CONNECT_CLIENT_SECRET``, or without usable ``CONNECT_KEYS`` to encrypt the tokens.
 """
 
 from __future__ import annotations
@@ -201,6 +203,7 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                     id="orderpay.E006",
                 )
             )
+    messages.extend(_connect_problems(conf))
     for key in unknown_keys():
         closest = closest_key(key)
         messages.append(
@@ -213,6 +216,33 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
             )
         )
     return messages
+
+
+def _connect_problems(conf: Any) -> list[CheckMessage]:
+    """PagBank Connect configured without what it needs (orderpay.E007)."""
+    if not conf.connect_client_id:
+        return []
+    missing = []
+    if not conf.connect_client_secret:
+        missing.append("CONNECT_CLIENT_SECRET (the application's secret)")
+    if not conf.connect_keys:
+        missing.append("CONNECT_KEYS (Fernet keys the accounts' tokens are encrypted with)")
+    else:
+        from cryptography.fernet import Fernet
+
+        try:
+            for key in conf.connect_keys:
+                Fernet(key)
+        except (ValueError, TypeError):
+            missing.append("CONNECT_KEYS that are Fernet keys (32 url-safe base64 bytes each)")
+    return [
+        Error(
+            f"PagBank Connect (CONNECT_CLIENT_ID) needs {what}.",
+            hint="See docs/connect.md; django_orderpay.connect.cipher.generate_key() makes a key.",
+            id="orderpay.E007",
+        )
+        for what in missing
+    ]
 
 
 def closest_key(key: str) -> str | None:

@@ -57,11 +57,22 @@ Keys (environment variable in brackets):
     asking for authentication, 20159). Debit cards always run it.
 ``THREEDS_URL``
     Override of the host of the checkout-SDK sessions (``sdk.pagseguro.com``).
+``ACCOUNT_ID``
+    The ``ACCO_`` id of the account ``TOKEN`` belongs to: a platform's own
+    account, the primary receiver of its split payments.
+``CONNECT_CLIENT_ID``, ``CONNECT_CLIENT_SECRET``
+    The PagBank Connect application (OAuth 2) a platform acts for its sellers
+    with; unset, Connect is off. See ``docs/connect.md`` for these and the
+    other ``CONNECT_*`` keys: ``CONNECT_KEYS`` (the keys the accounts' tokens
+    are encrypted with), ``CONNECT_SCOPES``, ``CONNECT_REDIRECT_URI``,
+    ``CONNECT_URL``, ``CONNECT_AUTH``, ``CONNECT_REFRESH_MARGIN`` and
+    ``CONNECT_NOTIFICATION_SIGNER``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, overload
@@ -93,6 +104,28 @@ DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 EMULATOR_SDK_PATH: Final = "/sdk/pagseguro.js"
 #: When the checkout authenticates a credit card with 3-D Secure (debit: always).
 THREEDS_MODES: Final = ("never", "always", "after_decline")
+#: The scopes a Connect authorisation asks for by default: the official WooCommerce
+#: plugin's (payments, split reading, hosted checkout).
+DEFAULT_CONNECT_SCOPES: Final = (
+    "payments.read",
+    "payments.create",
+    "payments.refund",
+    "payments.split.read",
+    "checkout.create",
+    "checkout.view",
+    "checkout.update",
+)
+#: Every scope PagBank documents for Connect Authorization.
+CONNECT_SCOPES: Final = frozenset({*DEFAULT_CONNECT_SCOPES, "accounts.read"})
+#: How the application authenticates its token calls: ``pub`` as the official plugins
+#: (``Authorization: Pub <secret>``), ``bearer`` as PagBank's reference pages
+#: (``Authorization: Bearer <TOKEN>`` with ``X_CLIENT_ID`` and ``X_CLIENT_SECRET``).
+CONNECT_AUTH_MODES: Final = ("pub", "bearer")
+#: Which token signs a connected account's notifications (undocumented: see docs/connect.md).
+CONNECT_SIGNERS: Final = ("either", "account", "application")
+#: Refresh an account's token this long before it expires (the official WooCommerce
+#: plugin's 30 days), or a quarter of its lifetime when that is shorter.
+DEFAULT_CONNECT_REFRESH_MARGIN: Final = 30 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -104,19 +137,26 @@ class Hosts:
     simulation_url: str | None
     #: Where checkout-SDK sessions (3-D Secure) are made: the SDK's own API host.
     threeds_url: str = ""
+    #: Where a seller authorises a Connect application (``/oauth2/authorize`` under it).
+    connect_url: str = ""
 
 
 _SDK_SCRIPT = "https://assets.pagseguro.com.br/checkout-sdk-js/rc/dist/browser/pagseguro.min.js"
 #: The provider's host table (provider-facts.md, "Hosts").
 HOSTS: Final[dict[str, Hosts]] = {
     "production": Hosts(
-        "https://api.pagseguro.com", _SDK_SCRIPT, None, "https://sdk.pagseguro.com"
+        "https://api.pagseguro.com",
+        _SDK_SCRIPT,
+        None,
+        "https://sdk.pagseguro.com",
+        "https://connect.pagseguro.uol.com.br",
     ),
     "sandbox": Hosts(
         "https://sandbox.api.pagseguro.com",
         _SDK_SCRIPT,
         "https://sandbox.sdk.pagseguro.com",
         "https://sandbox.sdk.pagseguro.com",
+        "https://connect.sandbox.pagseguro.uol.com.br",
     ),
 }
 
@@ -143,6 +183,16 @@ KNOWN_KEYS: Final = frozenset(
         "SYNC_CONCURRENCY",
         "THREEDS",
         "THREEDS_URL",
+        "ACCOUNT_ID",
+        "CONNECT_CLIENT_ID",
+        "CONNECT_CLIENT_SECRET",
+        "CONNECT_KEYS",
+        "CONNECT_SCOPES",
+        "CONNECT_REDIRECT_URI",
+        "CONNECT_URL",
+        "CONNECT_AUTH",
+        "CONNECT_REFRESH_MARGIN",
+        "CONNECT_NOTIFICATION_SIGNER",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -174,6 +224,21 @@ class OrderPaySettings:
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
     threeds: str = "never"
     threeds_url: str = ""
+    account_id: str | None = None
+    connect_client_id: str | None = None
+    connect_client_secret: str | None = None
+    connect_keys: tuple[str, ...] = ()
+    connect_scopes: tuple[str, ...] = DEFAULT_CONNECT_SCOPES
+    connect_redirect_uri: str | None = None
+    connect_url: str = ""
+    connect_auth: str = "pub"
+    connect_refresh_margin: int = DEFAULT_CONNECT_REFRESH_MARGIN
+    connect_notification_signer: str = "either"
+
+    @property
+    def connect_enabled(self) -> bool:
+        """Whether a Connect application is configured (its client id)."""
+        return bool(self.connect_client_id)
 
     @property
     def threeds_env(self) -> str:
@@ -183,7 +248,8 @@ class OrderPaySettings:
     def __repr__(self) -> str:  # the token must never reach a log line or a traceback
         return (
             f"OrderPaySettings(environment={self.environment!r}, base_url={self.base_url!r}, "
-            f"token={'set' if self.token else None!r})"
+            f"token={'set' if self.token else None!r}, "
+            f"connect_client_id={self.connect_client_id!r})"
         )
 
 
@@ -376,7 +442,9 @@ def _parse() -> OrderPaySettings:
         )
     emulator_url = reader.url("EMULATOR_URL", DEFAULT_EMULATOR_URL)
     if environment == "emulator":
-        hosts = Hosts(emulator_url, emulator_url + EMULATOR_SDK_PATH, emulator_url, emulator_url)
+        hosts = Hosts(
+            emulator_url, emulator_url + EMULATOR_SDK_PATH, emulator_url, emulator_url, emulator_url
+        )
     else:
         hosts = HOSTS[environment]
 
@@ -418,7 +486,53 @@ def _parse() -> OrderPaySettings:
         ),
         threeds=_threeds_mode(reader),
         threeds_url=reader.url("THREEDS_URL", hosts.threeds_url),
+        account_id=_account_id(reader),
+        connect_client_id=reader.string("CONNECT_CLIENT_ID"),
+        connect_client_secret=reader.string("CONNECT_CLIENT_SECRET"),
+        connect_keys=reader.strings("CONNECT_KEYS", ()),
+        connect_scopes=_connect_scopes(reader),
+        # Kept verbatim (PagBank compares it with the application's, character for character).
+        connect_redirect_uri=reader.get(
+            "CONNECT_REDIRECT_URI", _is_url, "an absolute http(s) URL", reader.env.str
+        ),
+        connect_url=reader.url("CONNECT_URL", hosts.connect_url),
+        connect_auth=_choice(reader, "CONNECT_AUTH", CONNECT_AUTH_MODES),
+        connect_refresh_margin=_number(
+            reader,
+            "CONNECT_REFRESH_MARGIN",
+            DEFAULT_CONNECT_REFRESH_MARGIN,
+            integer=True,
+            minimum=0,
+        ),
+        connect_notification_signer=_choice(reader, "CONNECT_NOTIFICATION_SIGNER", CONNECT_SIGNERS),
     )
+
+
+def _choice(reader: _Reader, key: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (the first is the default)."""
+    value = reader.string(key, choices[0])
+    if value not in choices:
+        raise ConfigurationError(f"{_where(key)} must be one of {', '.join(choices)}.")
+    return str(value)
+
+
+def _account_id(reader: _Reader) -> str | None:
+    value = reader.string("ACCOUNT_ID")
+    if value is not None and not re.fullmatch(rules.ACCOUNT_ID_PATTERN, value):
+        raise ConfigurationError(f"{_where('ACCOUNT_ID')} must be an ACCO_ account id.")
+    return value
+
+
+def _connect_scopes(reader: _Reader) -> tuple[str, ...]:
+    scopes = reader.strings("CONNECT_SCOPES", DEFAULT_CONNECT_SCOPES)
+    unknown = sorted(set(scopes) - CONNECT_SCOPES)
+    if unknown or not scopes:
+        raise ConfigurationError(
+            f"{_where('CONNECT_SCOPES')} must list scopes among "
+            f"{', '.join(sorted(CONNECT_SCOPES))}"
+            + (f" (not {', '.join(unknown)})." if unknown else ".")
+        )
+    return scopes
 
 
 def _state_file(reader: _Reader) -> str | None:

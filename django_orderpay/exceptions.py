@@ -179,6 +179,23 @@ class AuthenticationError(ProviderError):
     """401: the bearer token is missing, wrong or revoked."""
 
 
+class AccountNeedsAuthorization(AuthenticationError):
+    """A connected account (PagBank Connect) can't be acted for until its seller authorises again.
+
+    PagBank refused its tokens (the refresh token expired or was revoked by
+    the seller), or the platform disconnected it. The account's ``state``
+    says which (``needs_authorization`` or ``revoked``); ``account_id`` is its
+    ``ACCO_`` id. Raised before any call once the account is marked, so a
+    shop can catch it to show "reconnect your PagBank account". Nothing was
+    sent for the call that raised it.
+    """
+
+    def __init__(self, message: str, *, account_id: str = "", **kwargs: Any) -> None:
+        kwargs.setdefault("status", 401)
+        super().__init__(message, **kwargs)
+        self.account_id = account_id
+
+
 class Forbidden(ProviderError):
     """403 with a JSON body: not allowed (an HTML 403 from the CDN is ``ProviderUnavailable``)."""
 

@@ -242,8 +242,10 @@ class CardPaymentForm(forms.Form):
         description: str | None = None,
         capture: bool = True,
         soft_descriptor: str | None = None,
+        splits: payloads.Splits | None = None,
     ) -> payloads.ChargeRequest:
-        """The ``charges[]`` entry for this card (call after ``is_valid()``)."""
+        """The ``charges[]`` entry for this card (call after ``is_valid()``); ``splits``
+        divides it between accounts (``services.platform_splits``)."""
         card = payloads.Card.from_encrypted(
             self.cleaned_data["encrypted_card"],
             holder=self.cleaned_data["holder_name"],
@@ -260,6 +262,7 @@ class CardPaymentForm(forms.Form):
             payment_method=method,
             reference_id=reference_id,
             description=description,
+            splits=splits,
         )
 
     def pay(self, order: Order, amount: int, **charge_options: Any) -> Order | None:

@@ -35,6 +35,8 @@ SECRET_HEADERS = frozenset(
         "x-authenticity-token",
         "x-csrftoken",
         "x-api-key",
+        "x-client-secret",
+        "x_client_secret",
     }
 )
 
@@ -48,6 +50,10 @@ SECRET_KEYS = frozenset(
         "authorization",
         "x-authenticity-token",
         "token",
+        "access_token",
+        "refresh_token",
+        "code_verifier",
+        "client_secret",
         "network_token",
         "cvv",
         "cryptogram",

@@ -24,6 +24,12 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   ``Charge``. Sent after ``charge_paid`` when the purchase was paid already
   (a deeplink, Pix or boleto left open and paid after a card): refund one of
   them (``services.cancel_charge``), as the example shop does.
+- ``account_connected``: ``account`` (a ``ConnectedAccount``), ``user`` (who
+  authorised it), ``created`` (False: authorised again); sender
+  ``ConnectedAccount``. Sent after the Connect callback stored its tokens.
+- ``account_needs_authorization``: ``account``, ``reason``; sender
+  ``ConnectedAccount``. PagBank refused the account's tokens (or the platform
+  disconnected it): tell its seller to authorise again.
 - ``checkout_paid``: ``checkout``, ``order`` (the order of the payment),
   ``source``; sender ``Checkout``. Once per checkout: the first payment made
   on its page seen paid (a second one is a ``payment_duplicated``).
@@ -47,7 +53,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .duplicates import other_payments, other_payments_among
-from .models import CardToken, Charge, ChargeStatus, Checkout, Order
+from .models import CardToken, Charge, ChargeStatus, Checkout, ConnectedAccount, Order
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +65,8 @@ charge_refunded = Signal()
 card_stored = Signal()
 order_expired = Signal()
 payment_duplicated = Signal()
+account_connected = Signal()
+account_needs_authorization = Signal()
 checkout_paid = Signal()
 checkout_expired = Signal()
 
@@ -159,6 +167,29 @@ def announce_order_expired(order: Order, source: str) -> None:
 def announce_card_stored(card_token: CardToken) -> None:
     """Send ``card_stored`` for a new token once the transaction commits."""
     transaction.on_commit(partial(_send, card_stored, CardToken, card_token=card_token))
+
+
+def announce_account_connected(account: ConnectedAccount, user: object, created: bool) -> None:
+    """Send ``account_connected`` once the transaction commits."""
+    transaction.on_commit(
+        partial(
+            _send,
+            account_connected,
+            ConnectedAccount,
+            account=account,
+            user=user,
+            created=created,
+        )
+    )
+
+
+def announce_account_needs_authorization(account: ConnectedAccount, reason: str) -> None:
+    """Send ``account_needs_authorization`` once the transaction commits."""
+    transaction.on_commit(
+        partial(
+            _send, account_needs_authorization, ConnectedAccount, account=account, reason=reason
+        )
+    )
 
 
 def announce_checkout_paid(checkout: Checkout, order: Order, source: str) -> None:

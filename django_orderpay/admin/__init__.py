@@ -9,6 +9,7 @@ the actions change it through :mod:`django_orderpay.services`.
 from __future__ import annotations
 
 from .._deprecation import deprecated_getattr
+from .accounts import ConnectedAccountAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .checkouts import CheckoutAdmin, CheckoutOrderInline, create_payment_link
@@ -25,6 +26,7 @@ __all__ = [
     "ChargeStatusFilter",
     "CheckoutAdmin",
     "CheckoutOrderInline",
+    "ConnectedAccountAdmin",
     "DeepLinkInline",
     "NotificationDeliveryAdmin",
     "OperationAdmin",

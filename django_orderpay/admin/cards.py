@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import CardToken
 from ..rules import card_brand_name
+from .accounts import AccountColumn
 from .base import ReadOnlyAdmin
 from .display import CardBrandFilter
 
@@ -20,7 +21,7 @@ class TokenBrandFilter(CardBrandFilter):
 
 
 @admin.register(CardToken)
-class CardTokenAdmin(ReadOnlyAdmin):
+class CardTokenAdmin(AccountColumn, ReadOnlyAdmin):
     """Brand, first 6, last 4, expiry, holder and owner; ``data`` is not shown.
 
     A stored card can be deleted (a customer asks to forget it); the token

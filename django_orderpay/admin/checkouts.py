@@ -32,6 +32,7 @@ from .. import payloads, rules, services
 from ..exceptions import OrderPayError, PayloadError
 from ..hosted_checkout import checkout_link
 from ..models import Checkout, CheckoutStatus, Order
+from .accounts import AccountColumn
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .confirm import ConfirmedAction, Outcome, Step
 from .display import admin_link, money, money_cell, provider_json_link, short_datetime, status_badge
@@ -195,7 +196,7 @@ class PaymentLinkForm(forms.Form):
 
 
 @admin.register(Checkout)
-class CheckoutAdmin(ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
+class CheckoutAdmin(AccountColumn, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
     list_display = (
         "provider_id",
         "reference_id",

@@ -12,14 +12,17 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from ..models import NotificationDelivery, Order
+from .accounts import AccountColumn
 from .actions import replay_deliveries
 from .base import ReadOnlyAdmin
 from .display import admin_url, outcome_badge, pretty_json, short_datetime
 
 
 @admin.register(NotificationDelivery)
-class NotificationDeliveryAdmin(ReadOnlyAdmin):
+class NotificationDeliveryAdmin(AccountColumn, ReadOnlyAdmin):
     """Read-only; the replay action processes a delivery again (it re-fetches the order)."""
+
+    account_fields = ("account", "signed_with")
 
     list_display = (
         "received",

@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Operation
+from .accounts import AccountColumn
 from .base import ReadOnlyAdmin, ReadOnlyInline
 from .display import admin_link, money, pretty_json, short_datetime
 
@@ -23,7 +24,7 @@ class OperationColumns:
 
 
 @admin.register(Operation)
-class OperationAdmin(OperationColumns, ReadOnlyAdmin):
+class OperationAdmin(AccountColumn, OperationColumns, ReadOnlyAdmin):
     """Read-only: operations are written by the services and settled by sync.
 
     The ``Outcome unknown`` filter lists what may have acted at the provider

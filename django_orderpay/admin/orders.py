@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import Charge, ChargeStatus, DeepLink, Operation, Order, QrCode, Split
 from ..models.base import known_values
+from .accounts import AccountColumn
 from .actions import REFRESH_ORDERS, refresh_orders
 from .base import ProviderJSONMixin, ReadOnlyAdmin, ReadOnlyInline
 from .display import (
@@ -131,7 +132,9 @@ class DeepLinkInline(ReadOnlyInline, admin.StackedInline):
 
 
 @admin.register(Order)
-class OrderAdmin(DuplicatePaymentsField, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin):
+class OrderAdmin(
+    AccountColumn, DuplicatePaymentsField, ObjectActionsMixin, ProviderJSONMixin, ReadOnlyAdmin
+):
     list_display = (
         "provider_id",
         "reference_id",

@@ -1,9 +1,9 @@
 """HTTP to the provider: ``OrderPayClient`` and the factories that build it from settings.
 
-A package of three ideas: ``http`` (one request: auth, idempotency, retries,
+A package of four ideas: ``http`` (one request: auth, idempotency, retries,
 logging), ``errors`` (answers -> retry decisions and exceptions), ``api``
-(one method per endpoint). Knows nothing of models; settings only in the
-factories below.
+(one method per endpoint), ``connect`` (the Connect application's own token
+calls). Knows nothing of models; settings only in the factories below.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 import requests
 
 from .api import OrderPayClient
-from .http import USER_AGENT, BearerAuth
+from .connect import ConnectClient, TokenAnswer
+from .http import USER_AGENT, BearerAuth, TokenSource
 
 _local = threading.local()
 
@@ -72,7 +73,10 @@ def reset_client() -> None:
 __all__ = [
     "USER_AGENT",
     "BearerAuth",
+    "ConnectClient",
     "OrderPayClient",
+    "TokenAnswer",
+    "TokenSource",
     "client_from_settings",
     "get_client",
     "reset_client",

@@ -27,6 +27,7 @@ from .http import (
     DEFAULT_TIMEOUT,
     USER_AGENT,
     ProviderHttp,
+    TokenSource,
 )
 
 _PROVIDER_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
@@ -81,7 +82,7 @@ class OrderPayClient:
     def __init__(
         self,
         base_url: str,
-        token: str,
+        token: str | TokenSource,
         *,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,

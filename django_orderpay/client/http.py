@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 import requests
@@ -60,6 +60,26 @@ class BearerAuth(AuthBase):
         return "BearerAuth([REDACTED])"
 
 
+@runtime_checkable
+class TokenSource(Protocol):
+    """Where a client's bearer token comes from when it is not one fixed string.
+
+    A PagBank Connect account's token expires and is refreshed
+    (:mod:`django_orderpay.connect.tokens` implements this): ``token()`` is
+    asked before every attempt (it may refresh a token about to expire),
+    ``renewed(rejected)`` once when the provider answers 401 to ``rejected``
+    (a new token to send the request again with, or None to let the 401
+    stand; it may raise instead), ``secrets()`` the tokens no error text may
+    quote.
+    """
+
+    def token(self) -> str: ...
+
+    def renewed(self, rejected: str) -> str | None: ...
+
+    def secrets(self) -> tuple[str, ...]: ...
+
+
 class _Body:
     """The serialised request body; its repr is redacted so a traceback's locals stay clean."""
 
@@ -73,12 +93,17 @@ class _Body:
 
 
 class ProviderHttp:
-    """Sends requests to one provider base URL with one token over one ``requests.Session``."""
+    """Sends requests to one provider base URL with one token over one ``requests.Session``.
+
+    ``token`` is the bearer token, or a :class:`TokenSource` (a Connect
+    account's, refreshed as it expires); ``auth`` replaces the bearer scheme
+    altogether (the Connect application's own calls).
+    """
 
     def __init__(
         self,
         base_url: str,
-        token: str,
+        token: str | TokenSource,
         *,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
@@ -87,6 +112,7 @@ class ProviderHttp:
         session: requests.Session | None = None,
         user_agent: str = USER_AGENT,
         sleep: Callable[[float], None] = time.sleep,
+        auth: AuthBase | None = None,
     ) -> None:
         if not token:
             raise ValueError("an API token is required")
@@ -105,8 +131,24 @@ class ProviderHttp:
         )
         self.user_agent = user_agent
         self.sleep = sleep
-        self._auth = BearerAuth(token)
-        self._secrets = (token,)
+        self._source: TokenSource | None = None
+        if isinstance(token, str):
+            self._auth: AuthBase | None = auth or BearerAuth(token)
+            self._fixed_secrets: tuple[str, ...] = (token,)
+        else:
+            self._auth, self._source, self._fixed_secrets = None, token, ()
+
+    @property
+    def _secrets(self) -> tuple[str, ...]:
+        """The tokens no error text may quote (they are masked where one would)."""
+        return self._source.secrets() if self._source is not None else self._fixed_secrets
+
+    def _auth_and_token(self) -> tuple[AuthBase, str]:
+        """The auth for the next attempt, and the token it sends ("" when fixed)."""
+        if self._source is None:
+            return self._auth, ""  # type: ignore[return-value]
+        token = self._source.token()
+        return BearerAuth(token), token
 
     def close(self) -> None:
         """Close the session if this client created it."""
@@ -149,8 +191,13 @@ class ProviderHttp:
         payload: Mapping[str, Any] | None = None,
         *,
         idempotency_key: str | None = None,
+        log_body: bool = True,
     ) -> Any:
-        """Send, retrying what deserves it; the parsed JSON of a 2xx (``{}`` when empty)."""
+        """Send, retrying what deserves it; the parsed JSON of a 2xx (``{}`` when empty).
+
+        ``log_body`` False keeps the body out of the debug log altogether (an
+        OAuth call's body is all credentials).
+        """
         method = method.upper()
         path = urlsplit(url).path or "/"
         headers = {"Accept": "application/json", "User-Agent": self.user_agent}
@@ -162,7 +209,7 @@ class ProviderHttp:
         if payload is not None:
             body = _Body(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode())
             headers["Content-Type"] = "application/json"
-            if logger.isEnabledFor(logging.DEBUG):
+            if log_body and logger.isEnabledFor(logging.DEBUG):
                 logger.debug("%s %s request body %s", method, path, json.dumps(redact(payload)))
 
         history: list[str] = []
@@ -170,11 +217,13 @@ class ProviderHttp:
         # (a timeout, a reset, a 5xx): a refusal after it is not an answer
         # about the first one.
         uncertain = False
+        renewed = False
         # Whether any attempt's request left this machine (a connection was made).
         sent = False
         attempt = 0
         while True:
             attempt += 1
+            auth, sent_token = self._auth_and_token()
             started = time.monotonic()
             response: requests.Response | None = None
             reason: str | None
@@ -185,7 +234,7 @@ class ProviderHttp:
                     url,
                     data=body.data,
                     headers=headers,
-                    auth=self._auth,
+                    auth=auth,
                     timeout=self.timeout,
                     **self._environment(url),
                 )
@@ -206,6 +255,13 @@ class ProviderHttp:
             status = response.status_code if response is not None else None
             self._log(method, path, status, elapsed_ms, attempt, key, reason)
             if reason is None and response is not None:
+                if response.status_code == 401 and self._source is not None and not renewed:
+                    # The token expired or was replaced: once, with a renewed one (a
+                    # 401 is refused before anything is done, so the key stays good).
+                    renewed = True
+                    if self._source.renewed(sent_token) is not None:
+                        attempt -= 1  # not one of the retries: the same attempt, re-authorised
+                        continue
                 if uncertain and not 200 <= response.status_code < 300:
                     return self._after_uncertain(response, method, path, key, attempt, history)
                 return self._finish(response, method, path, key, attempt)

@@ -22,6 +22,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from .control import connect as connect_control
 from .control import plane
 from .control.latency import Latency
 from .control.notifier import Notifier
@@ -32,6 +33,8 @@ from .resources import (
     checkout_control,
     checkout_page,
     checkouts,
+    connect,
+    connect_page,
     fees,
     keys,
     orders,
@@ -67,6 +70,7 @@ MERCHANT = "merchant"  # bearer token required; errors in the Orders API shape
 OPEN = "open"  # no token (the SDK script)
 SIMULATOR = "simulator"  # no token; errors in the simulator's shape
 CONTROL = "control"  # no token, no faults, no idempotency
+APPLICATION = "application"  # a Connect application's credentials; Connect's error codes
 #: The browser SDK's calls come from the shop's pages, another origin: CORS allows them.
 CORS_HEADERS = (
     ("Access-Control-Allow-Origin", "*"),
@@ -90,29 +94,54 @@ class Route:
     locked: bool = True
     #: Called by the browser SDK from a shop's page: answers carry CORS headers.
     cors: bool = False
+    #: A form post from a page (not JSON): the handler reads the body itself.
+    form: bool = False
+    #: The Connect scopes of which an application's access token needs one (none: any token).
+    scopes: tuple[str, ...] = ()
 
     @property
     def pattern(self) -> re.Pattern[str]:
         return re.compile("^" + re.sub(r"\\\{\w+\\\}", "([^/]+)", re.escape(self.template)) + "$")
 
 
+#: What a Connect access token needs for each kind of call (PagBank's scope table).
+CREATE = ("payments.create",)
+READ = ("payments.read", "payments.create")
+REFUND = ("payments.refund",)
+SPLIT_READ = ("payments.split.read", "payments.read", "payments.create")
+CHECKOUT_CREATE = ("checkout.create",)
+CHECKOUT_VIEW = ("checkout.view", "checkout.create")
+CHECKOUT_UPDATE = ("checkout.update",)
+
 ROUTES: tuple[Route, ...] = (
-    Route("POST", "/orders", orders.create_order),
-    Route("GET", "/orders", orders.find_order_by_charge),
-    Route("GET", "/orders/{id}", orders.get_order),
-    Route("POST", "/orders/{id}/pay", orders.pay_order),
-    Route("POST", "/checkouts", checkouts.create_checkout),
-    Route("GET", "/checkouts/{id}", checkouts.get_checkout),
-    Route("POST", "/checkouts/{id}/activate", checkouts.activate_checkout, body_optional=True),
-    Route("POST", "/checkouts/{id}/inactivate", checkouts.inactivate_checkout, body_optional=True),
+    Route("POST", "/orders", orders.create_order, scopes=CREATE),
+    Route("GET", "/orders", orders.find_order_by_charge, scopes=READ),
+    Route("GET", "/orders/{id}", orders.get_order, scopes=READ),
+    Route("POST", "/orders/{id}/pay", orders.pay_order, scopes=CREATE),
+    Route("POST", "/checkouts", checkouts.create_checkout, scopes=CHECKOUT_CREATE),
+    Route("GET", "/checkouts/{id}", checkouts.get_checkout, scopes=CHECKOUT_VIEW),
+    Route(
+        "POST",
+        "/checkouts/{id}/activate",
+        checkouts.activate_checkout,
+        body_optional=True,
+        scopes=CHECKOUT_UPDATE,
+    ),
+    Route(
+        "POST",
+        "/checkouts/{id}/inactivate",
+        checkouts.inactivate_checkout,
+        body_optional=True,
+        scopes=CHECKOUT_UPDATE,
+    ),
     Route("GET", "/pagamento", checkout_page.checkout_page, OPEN),
     Route("GET", "/pagamento/checkout.js", checkout_page.checkout_script, OPEN),
     Route("GET", "/pagamento/done", checkout_page.done_page, OPEN),
     Route("POST", "/pagamento/{id}", checkout_page.pay_from_page, OPEN),
     Route("POST", "/pagamento/{id}/pix/{id}", checkout_page.pay_pix_from_page, OPEN, True),
-    Route("GET", "/charges/{id}", get_charge),
-    Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True),
-    Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True),
+    Route("GET", "/charges/{id}", get_charge, scopes=READ),
+    Route("POST", "/charges/{id}/capture", capture_charge, body_optional=True, scopes=CREATE),
+    Route("POST", "/charges/{id}/cancel", cancel_charge, body_optional=True, scopes=REFUND),
     Route("POST", "/pix/pay/{id}", pix_payment.simulate_payment, body_optional=True),
     Route("GET", "/qrcode/{id}/png", pix.qr_png, OPEN),
     Route("GET", "/qrcode/{id}/base64", pix.qr_base64, OPEN),
@@ -120,11 +149,11 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/boletos/{id}/pdf", boleto.boleto_pdf, OPEN),
     Route("GET", "/boletos/{id}/png", boleto.boleto_png, OPEN),
     Route("POST", "/boletos/{id}/pay", boleto.pay_from_page, OPEN, body_optional=True),
-    Route("GET", "/splits/{id}", keys.get_split),
-    Route("POST", "/splits/{id}/custody/release", keys.release_custody),
+    Route("GET", "/splits/{id}", keys.get_split, scopes=SPLIT_READ),
+    Route("POST", "/splits/{id}/custody/release", keys.release_custody, scopes=CREATE),
     Route("POST", "/public-keys", keys.create_public_key),
     Route("GET", "/public-keys/card", keys.get_public_key),
-    Route("POST", "/tokens/cards", card_tokens.store_card),
+    Route("POST", "/tokens/cards", card_tokens.store_card, scopes=CREATE),
     Route("GET", "/charges/fees/calculate", fees.calculate_fees),
     Route("POST", "/checkout-sdk/sessions", threeds.create_session, body_optional=True),
     Route("POST", "/checkout-sdk/authentications", threeds.authenticate, OPEN, cors=True),
@@ -136,6 +165,18 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/pagpay/download", pagpay.download_page, SIMULATOR),
     Route("POST", "/pagpay/app/{id}/pay", pagpay_page.pay_from_page, SIMULATOR, True),
     Route("POST", "/pagpay/app/{id}/decline", pagpay_page.decline_from_page, SIMULATOR, True),
+    Route("GET", "/oauth2/authorize", connect_page.authorize_page, OPEN),
+    Route("POST", "/oauth2/authorize", connect_page.authorize_answer, OPEN, form=True),
+    Route("POST", "/oauth2/token", connect.token, APPLICATION),
+    Route("POST", "/oauth2/refresh", connect.refresh, APPLICATION),
+    Route("POST", "/oauth2/revoke", connect.revoke, APPLICATION),
+    Route("POST", "/oauth2/application", connect.create_application),
+    Route("GET", "/oauth2/application/{id}", connect.get_application),
+    Route("POST", "/_emulator/oauth/applications", connect_control.register_application, CONTROL),
+    Route("GET", "/_emulator/oauth/grants", connect_control.list_grants, CONTROL),
+    Route("POST", "/_emulator/oauth/revoke", connect_control.revoke_account, CONTROL),
+    Route("GET", "/_emulator/oauth/settings", connect_control.get_settings, CONTROL),
+    Route("POST", "/_emulator/oauth/settings", connect_control.set_settings, CONTROL),
     Route("POST", "/_emulator/reset", plane.reset, CONTROL, True),
     Route("GET", "/_emulator/notifications", plane.list_notifications, CONTROL),
     Route(
@@ -195,7 +236,7 @@ def _held_back(response: Response, latency: Latency, path: str) -> Response:
 
 def _json_payload(request: Request, route: Route) -> dict[str, Any]:
     """The body as a JSON object: ``{}`` for a GET or an allowed empty body; else 40002 ``body``."""
-    if request.method.upper() != "POST":
+    if request.method.upper() != "POST" or route.form:
         return {}
     if not request.body.strip() and route.body_optional:
         return {}
@@ -220,6 +261,9 @@ class Emulator:
     ``latency`` seconds are added to every provider answer
     (:mod:`.control.latency`); ``retain_orders`` is how many orders are
     remembered before the oldest are forgotten (:mod:`.state.retention`).
+    ``applications`` are Connect applications registered from the start
+    (``{"client_id", "client_secret", "name", "redirect_uri"}``; also through
+    the control plane, ``POST /_emulator/oauth/applications``).
     ``state_file``: a path where the state is kept across restarts
     (:mod:`.state.persistence`); read now if it exists, written after every
     call that may change the state.
@@ -236,6 +280,7 @@ class Emulator:
         options: Options | None = None,
         latency: float = 0.0,
         retain_orders: int = DEFAULT_RETAINED_ORDERS,
+        applications: Iterable[Mapping[str, str]] = (),
         state_file: str | os.PathLike[str] | None = None,
     ) -> None:
         self.accounts = _accounts(tokens)
@@ -271,6 +316,11 @@ class Emulator:
             for name, value in saved.parts.items():
                 setattr(self._state, name, value)
         self.faults = self._state.faults
+        for application in applications:
+            try:
+                connect.register(self._state, dict(application), None)
+            except ProviderError as error:
+                raise ValueError(f"Connect application: {error}") from None
         # One lock around all state: calls are served one at a time, which is
         # what makes idempotency and "one approved payment" races impossible here.
         self._lock = threading.RLock()
@@ -359,16 +409,53 @@ class Emulator:
         response = fault.respond(response) if fault is not None else response
         return _held_back(response, latency, path)
 
-    def _authenticate(self, request: Request) -> str:
+    def _authenticate(self, request: Request) -> tuple[str, str | None, str]:
+        """The caller's account, and, for a Connect access token (unexpired by the
+        emulator's clock, not revoked), its application and scopes."""
         scheme, _, token = (request.header("Authorization") or "").strip().partition(" ")
-        account = self.accounts.get(token.strip()) if scheme.lower() == "bearer" else None
-        if account is None:
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
             raise errors.unauthorized()
-        return account
+        account = self.accounts.get(token)
+        if account is not None:
+            return account, None, ""
+        found = self._state.oauth.by_access_token(token)
+        if found is None or found[1] <= self.clock.now():
+            raise errors.unauthorized()
+        grant = found[0]
+        return grant.account, grant.client_id, grant.scope
+
+    def _application(self, request: Request) -> str:
+        """The Connect application calling ``/oauth2/*``: ``Pub <secret>``, or a merchant's
+        ``Bearer`` with ``X_CLIENT_ID`` and ``X_CLIENT_SECRET`` (``X-Client-Id`` too)."""
+        scheme, _, value = (request.header("Authorization") or "").strip().partition(" ")
+        app = None
+        if scheme.lower() == "pub" and value.strip():
+            app = self._state.oauth.application(None, value.strip())
+        elif scheme.lower() == "bearer" and value.strip() in self.accounts:
+            client_id = request.header("X_CLIENT_ID") or request.header("X-Client-Id")
+            secret = request.header("X_CLIENT_SECRET") or request.header("X-Client-Secret")
+            if client_id and secret:
+                app = self._state.oauth.application(client_id, secret)
+        if app is None:
+            raise errors.connect_error("41003", 401)
+        return app.client_id
 
     def _serve(self, route: Route, request: Request, params: tuple[str, ...]) -> Response:
+        client_id: str | None = None
         try:
-            account = self._authenticate(request) if route.access == MERCHANT else None
+            if route.access == MERCHANT:
+                account, client_id, scope = self._authenticate(request)
+                if (
+                    client_id is not None
+                    and route.scopes
+                    and not set(route.scopes) & set(scope.split())
+                ):
+                    raise errors.forbidden(f"insufficient scope: needs {' or '.join(route.scopes)}")
+            else:
+                account = None
+                if route.access == APPLICATION:
+                    client_id = self._application(request)
         except ProviderError as error:
             return error.to_response()
         is_post = request.method.upper() == "POST"
@@ -380,13 +467,18 @@ class Emulator:
                     shape = self._state.options.idempotency_conflict
                     return errors.idempotency_conflict(shape).to_response()
                 return stored.response()
-        response = self._call(route, request, params, account)
+        response = self._call(route, request, params, account, client_id)
         if key and response.status < 500:
             self._state.idempotency.remember(account or "", key, request, response)
         return response
 
     def _call(
-        self, route: Route, request: Request, params: tuple[str, ...], account: str | None
+        self,
+        route: Route,
+        request: Request,
+        params: tuple[str, ...],
+        account: str | None,
+        client_id: str | None = None,
     ) -> Response:
         try:
             try:
@@ -395,7 +487,7 @@ class Emulator:
                 if route.access == SIMULATOR:
                     raise SimulationError.bad_request("body must be a JSON object") from None
                 raise
-            call = Call(request, params, payload, account, self.clock.now())
+            call = Call(request, params, payload, account, self.clock.now(), client_id)
             if route.locked:
                 # Boletos past due are cancelled, checkouts past their time expired (and
                 # notified), before anyone looks.

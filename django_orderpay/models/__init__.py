@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django_orderpay._deprecation import deprecated_getattr
 
+from .accounts import AccountState, ConnectAuthorization, ConnectedAccount
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .checkouts import Checkout, CheckoutStatus
@@ -30,6 +31,7 @@ __all__ = [
     "OPEN_CHARGE_STATUSES",
     "OPEN_OPERATION_STATES",
     "PROVIDER_TIMEZONE",
+    "AccountState",
     "AppendOnlyError",
     "CardToken",
     "ChangeSource",
@@ -38,6 +40,8 @@ __all__ = [
     "ChargeStatusChange",
     "Checkout",
     "CheckoutStatus",
+    "ConnectAuthorization",
+    "ConnectedAccount",
     "DeepLink",
     "DeliveryOutcome",
     "NotificationDelivery",

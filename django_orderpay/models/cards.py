@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ..rules import card_brand_name
+from .accounts import account_foreign_key
 from .base import ProviderMirror
 
 
@@ -52,6 +53,8 @@ class CardToken(ProviderMirror):
     #: it is then offered nowhere and pays nothing (the provider keeps its copy,
     #: which it has no call to delete).
     removed_at = models.DateTimeField(_("removed at"), null=True, blank=True)
+    #: The account it was stored with: it pays only that account's orders.
+    account = account_foreign_key("card_tokens")
 
     objects = CardTokenQuerySet.as_manager()
 
@@ -72,6 +75,7 @@ class CardToken(ProviderMirror):
         """The other tokens of this card for this owner (brand, digits and expiry alike)."""
         return models.Q(
             user_id=self.user_id,
+            account_id=self.account_id,
             brand=self.brand,
             first_digits=self.first_digits,
             last_digits=self.last_digits,

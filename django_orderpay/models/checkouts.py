@@ -11,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .accounts import account_foreign_key
 from .base import ProviderMirror
 
 
@@ -76,6 +77,8 @@ class Checkout(ProviderMirror):
     )
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
+    #: The connected account it was created for; empty: the settings' TOKEN.
+    account = account_foreign_key("checkouts")
 
     objects = CheckoutQuerySet.as_manager()
 

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from django_orderpay.redaction import redact_headers
 
+from .accounts import account_foreign_key
 from .money import short_datetime
 
 __all__ = ["DeliveryOutcome", "NotificationDelivery", "redact_headers"]
@@ -62,6 +63,13 @@ class NotificationDelivery(models.Model):
     dedupe_key = models.CharField(_("dedupe key"), max_length=128, blank=True)
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
     processed_at = models.DateTimeField(_("processed at"), null=True, blank=True)
+    #: The connected account it was routed to (empty: the default account). No
+    #: index: every delivery is an insert, and nothing looks deliveries up by account.
+    account = account_foreign_key(db_index=False)
+    #: Whose token its ``x-authenticity-token`` matched: ``account`` (the connected
+    #: account's access token) or ``application`` (the Connect application's); empty
+    #: for the default account's tokens, or when nothing matched.
+    signed_with = models.CharField(_("signed with"), max_length=16, blank=True)
 
     class Meta:
         verbose_name = _("notification delivery")

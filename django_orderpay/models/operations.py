@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from .accounts import account_foreign_key
 from .charges import Charge
 from .orders import Order
 
@@ -165,6 +166,8 @@ class Operation(models.Model):
     )
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
+    #: The account the call is made for (its token); empty: the default account.
+    account = account_foreign_key()
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
     resolved_at = models.DateTimeField(_("resolved at"), null=True, blank=True)

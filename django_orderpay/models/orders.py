@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .accounts import account_foreign_key
 from .base import ProviderMirror
 from .states import OPEN_CHARGE_STATUSES, ChargeStatus, OrderStatus
 
@@ -73,6 +74,8 @@ class Order(ProviderMirror):
     object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
     shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
+    #: The connected account it belongs to; empty: the settings' TOKEN (the default account).
+    account = account_foreign_key("orders")
     #: The hosted checkout whose page made it (None for an order the shop created).
     checkout = models.ForeignKey(
         "django_orderpay.Checkout",

@@ -41,13 +41,15 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
+from django_orderpay.connect.clients import client_for
 from django_orderpay.exceptions import NotFound
 from django_orderpay.models import (
     ChangeSource,
     Charge,
     Checkout,
+    ConnectedAccount,
     DeliveryOutcome,
     NotificationDelivery,
     Order,
@@ -128,23 +130,26 @@ def _apply(
             recording.name_order(delivery, order_id)
     if order is None and order_id:
         order = lock_order(order_id)
+    # The account it was routed to (Connect; None: the settings' TOKEN): its token
+    # fetches, and only its orders are written.
+    account = delivery.account if delivery.account_id is not None else None
     if order is None and named:
         # An order this shop has not mirrored: its create's answer was lost,
         # or has not been mirrored yet. Whatever the body says, only the
         # provider's answer to our own token proves it is ours: adopt that.
-        result = _adopt(order_id, client)
+        result = _adopt(order_id, client, account)
     elif order is None:
         # Charges of an order not mirrored here: the provider, asked with our own token
         # (GET /orders?charge_id=), says whose they are.
         result = _adopt_by_charge(delivery, named_charges(payload), client)
     else:
         if not trust_body:
-            payload = (client or get_client()).get_order(order.provider_id)
-        sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order)
+            payload = (client or client_for(account)).get_order(order.provider_id)
+        sync_order(payload, source=ChangeSource.NOTIFICATION, locked=order, account=account)
         result = Result.of(DeliveryOutcome.PROCESSED)
     checkout_id = _product_id(delivery)
     if checkout_id and order_id and result.outcome == DeliveryOutcome.PROCESSED:
-        _join_checkout(order_id, checkout_id, client)
+        _join_checkout(order_id, checkout_id, client, account)
     if result.outcome != DeliveryOutcome.PROCESSED or result.detail:
         recording.change_outcome(delivery, result.outcome, result.detail)
     return result
@@ -159,7 +164,12 @@ def _product_id(delivery: NotificationDelivery) -> str:
     return value if isinstance(value, str) and is_checkout(value) else ""
 
 
-def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | None) -> None:
+def _join_checkout(
+    order_id: str,
+    checkout_id: str,
+    client: OrderPayClient | None,
+    account: ConnectedAccount | None = None,
+) -> None:
     """An order made on one of this shop's checkouts' page: link it, once, as the provider says.
 
     The header is not signed: it is only a hint to fetch the checkout with our
@@ -171,7 +181,9 @@ def _join_checkout(order_id: str, checkout_id: str, client: OrderPayClient | Non
     if Order.objects.filter(provider_id=order_id, checkout__provider_id=checkout_id).exists():
         return
     try:
-        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_checkout(
+            checkout_id, source=ChangeSource.NOTIFICATION, client=client, account=account
+        )
     except NotFound:
         logger.info("checkout %s named by order %s is not this account's", checkout_id, order_id)
 
@@ -190,11 +202,14 @@ def _apply_checkout(
     account's, and lists the orders made on its page), or with
     ``NOTIFICATION_TRUST_BODY`` the verified body is applied as it is.
     """
+    account = delivery.account if delivery.account_id is not None else None
     if trust_body:
-        sync_checkout(payload, source=ChangeSource.NOTIFICATION)
+        sync_checkout(payload, source=ChangeSource.NOTIFICATION, account=account)
         return Result.of(DeliveryOutcome.PROCESSED)
     try:
-        refresh_checkout(checkout_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_checkout(
+            checkout_id, source=ChangeSource.NOTIFICATION, client=client, account=account
+        )
     except NotFound:
         detail = f"checkout {checkout_id} is not known to this account"
         logger.info("notification delivery %s ignored: %s", delivery.pk, detail)
@@ -203,10 +218,12 @@ def _apply_checkout(
     return Result.of(DeliveryOutcome.PROCESSED)
 
 
-def _adopt(order_id: str, client: OrderPayClient | None) -> Result:
+def _adopt(
+    order_id: str, client: OrderPayClient | None, account: ConnectedAccount | None = None
+) -> Result:
     """Fetch an order unknown here with our token; mirror it if the provider has it for us."""
     try:
-        refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client)
+        refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client, account=account)
     except NotFound:
         detail = f"order {order_id} is not known to this account"
         logger.info("notification for %s ignored: %s", order_id, detail)
@@ -221,7 +238,10 @@ def _adopt_by_charge(
     for charge_id in charge_ids[:1]:  # one call: a stranger's body must not cost more
         try:
             order = refresh_order_of_charge(
-                charge_id, source=ChangeSource.NOTIFICATION, client=client
+                charge_id,
+                source=ChangeSource.NOTIFICATION,
+                client=client,
+                account=delivery.account if delivery.account_id is not None else None,
             )
         except NotFound:
             break

@@ -33,8 +33,9 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from django_orderpay.client import get_client
 from django_orderpay.conf import get_settings
+from django_orderpay.connect import routing
+from django_orderpay.connect.routing import Route
 from django_orderpay.models import Checkout, DeliveryOutcome, NotificationDelivery, Order
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert
@@ -94,7 +95,7 @@ def _order_id_hint(body: bytes) -> str:
         return ""
 
 
-def _whose(order_id: str) -> tuple[str, int]:
+def _whose(order_id: str, route: Route | None = None) -> tuple[str, int]:
     """Why a refused token matters, for the log: the order it names is ours, or not.
 
     Another merchant's (or environment's) notification sent here is noise;
@@ -106,6 +107,11 @@ def _whose(order_id: str) -> tuple[str, int]:
     what = mirror._meta.model_name
     if mirror.objects.filter(provider_id=order_id).exists():
         advice = "is the API token that created it in NOTIFICATION_TOKENS?"
+        if route is not None and route.account is not None:
+            advice = (
+                f"it is connected account {route.account.account_id}'s: which token does "
+                "PagBank sign with (CONNECT_NOTIFICATION_SIGNER)?"
+            )
         return f"{what} {order_id} is this shop's; {advice}", logging.WARNING
     return (
         f"{what} {order_id} is unknown here: another merchant's or environment's notification?",
@@ -221,6 +227,7 @@ class NotificationView(APIView):
             "secrets": policy.tokens,
         }
         body = b""
+        route: Route | None = None
         try:
             check_declared_size(_content_length(request), policy)
             body = raw = self.read_body(request, policy)
@@ -233,13 +240,15 @@ class NotificationView(APIView):
                 remote_addr=remote_addr,
                 meta=request.META,
             )
-            verified = verify(incoming, policy, self.checks)
+            # Connect: the account it is for decides the tokens it is checked with.
+            route = routing.route(request, body, policy)
+            verified = verify(incoming, route.policy, self.checks)
         except Rejected as rejected:
             order_id = _order_id_hint(body)
             error = f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected)
             level = logging.INFO
             if rejected.status == 401 and order_id:
-                whose, level = _whose(order_id)
+                whose, level = _whose(order_id, route)
                 error = f"{error} ({whose})"
             delivery = recording.record_delivery(
                 body=body,
@@ -259,6 +268,8 @@ class NotificationView(APIView):
                 error,
             )
             return self.answer(delivery, rejected.outcome, rejected.status, rejected)
+        if route.unknown_account:
+            return self.not_connected(route, verified, body, common)
         delivery = recording.new_delivery(
             body=body,
             valid=verified.valid,
@@ -266,6 +277,8 @@ class NotificationView(APIView):
             dedupe_key=incoming.dedupe_key,
             **common,
         )
+        delivery.account = route.account
+        delivery.signed_with = route.signed_with(incoming) if verified.valid else ""
         if get_settings().notification_background:
             with single_write():
                 insert(delivery)
@@ -274,9 +287,25 @@ class NotificationView(APIView):
         # provider's request must not wait on our retries. A failure answers
         # 5xx, and the provider retries later.
         result = receive_delivery(
-            delivery, verified.payload, verified.order_id, client=get_client(retries=0)
+            delivery, verified.payload, verified.order_id, client=routing.client_of(route, 0)
         )
         return self.answer_result(delivery, result)
+
+    def not_connected(
+        self, route: Route, verified: Any, body: bytes, common: dict[str, Any]
+    ) -> HttpResponse:
+        """A verified notification for an account not connected here: 200 ``ignored``."""
+        detail = f"account {route.unknown_account} is not connected here"
+        delivery = recording.record_delivery(
+            body=body,
+            valid=verified.valid,
+            outcome=DeliveryOutcome.IGNORED,
+            order_provider_id=verified.order_id,
+            error=detail,
+            **common,
+        )
+        logger.info("notification %s ignored: %s", delivery.pk, detail)
+        return self.answer(delivery, DeliveryOutcome.IGNORED, 200)
 
     def read_body(self, request: HttpRequest, policy: Policy) -> bytes:
         """The raw body, as sent; :class:`Rejected` if it is too big or can't be read.

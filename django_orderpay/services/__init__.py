@@ -26,7 +26,7 @@ from .fees import InstallmentPlan, installment_plans
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
-from .splits import get_split
+from .splits import get_split, platform_splits
 from .threeds import ThreeDSSession, create_3ds_session
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "pay_order",
     "pay_with_card_token",
     "payable_checkout",
+    "platform_splits",
     "refresh_checkout",
     "refresh_order",
     "refresh_order_of_charge",

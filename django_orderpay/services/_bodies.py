@@ -5,19 +5,35 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django_orderpay import payloads
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import FieldError, PayloadError
+from django_orderpay.models import ConnectedAccount
 
 
-def order_body(order: payloads.OrderRequest | Mapping[str, Any]) -> dict[str, Any]:
+def notification_url_for(account: ConnectedAccount | None) -> str | None:
+    """``NOTIFICATION_URL`` for ``account``'s orders (None: the settings' account)."""
+    url = get_settings().notification_url
+    if not url or account is None:
+        return url
+    parts = urlsplit(url)
+    query = urlencode([*parse_qsl(parts.query), ("account", account.account_id)])
+    return urlunsplit(parts._replace(query=query))
+
+
+def order_body(
+    order: payloads.OrderRequest | Mapping[str, Any], account: ConnectedAccount | None = None
+) -> dict[str, Any]:
     """The validated ``POST /orders`` body.
 
     ``ORDERPAY['NOTIFICATION_URL']`` becomes the order's ``notification_urls``
-    when the order names none, so the provider tells this shop of changes.
+    when the order names none, so the provider tells this shop of changes; a
+    connected account's orders are sent it with ``?account=ACCO_...``, which
+    routes their notifications to that account.
     """
-    notification_url = get_settings().notification_url
+    notification_url = notification_url_for(account)
     if isinstance(order, payloads.OrderRequest):
         if notification_url and not order.notification_urls:
             order = dataclasses.replace(order, notification_urls=(notification_url,))

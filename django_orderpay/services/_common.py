@@ -1,4 +1,4 @@
-"""What every service shares: which client to use, and the checks made before any call."""
+"""What every service shares: which client (and account) to use, and the checks before any call."""
 
 from __future__ import annotations
 
@@ -13,25 +13,62 @@ from django_orderpay import rules
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.conf import OrderPaySettings
 from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
-from django_orderpay.models import CardToken
+from django_orderpay.models import CardToken, Checkout, ConnectedAccount, Order
 from django_orderpay.payloads._problems import is_int, not_an_integer
 
 #: ``Order.object_id`` holds the shop object's primary key as text.
 SHOP_OBJECT_ID_LENGTH = 64
 
 
-def account_key(conf: OrderPaySettings) -> str:
+def account_key(conf: OrderPaySettings, account: ConnectedAccount | None = None) -> str:
     """Which merchant account (and host) a cached answer belongs to.
 
     The base URL and a digest of the token: the token itself must not sit in
-    a cache or a long-lived structure.
+    a cache or a long-lived structure. A connected account is its ``ACCO_``
+    id (its token changes as it is refreshed; the account does not).
     """
+    if account is not None:
+        return f"{conf.base_url}:{account.account_id}"
     return f"{conf.base_url}:{hashlib.sha256((conf.token or '').encode()).hexdigest()}"
 
 
-def client_or_default(client: OrderPayClient | None) -> OrderPayClient:
-    """``client``, else this thread's client for the current ``ORDERPAY`` settings."""
-    return client if client is not None else get_client()
+def client_or_default(
+    client: OrderPayClient | None, account: ConnectedAccount | None = None
+) -> OrderPayClient:
+    """``client``, else this thread's client acting for ``account`` (None: the
+    settings' ``TOKEN``)."""
+    if client is not None:
+        return client
+    if account is None:
+        return get_client()
+    from django_orderpay.connect.clients import client_for
+
+    return client_for(account)
+
+
+def check_account(account: Any) -> ConnectedAccount | None:
+    """The account a call acts for: None (the settings' ``TOKEN``) or a saved
+    :class:`~django_orderpay.models.ConnectedAccount`."""
+    if account is None:
+        return None
+    if not isinstance(account, ConnectedAccount) or account.pk is None:
+        shown = type(account).__name__
+        message = f"must be a saved django_orderpay ConnectedAccount (or None), not {shown}"
+        raise PayloadError([FieldError("account", message)])
+    return account
+
+
+def order_account(order: Order | Checkout, account: Any = None) -> ConnectedAccount | None:
+    """The account ``order`` (or a checkout) belongs to, which every call about it acts for.
+
+    ``account``, when given, must be that one: a call for one account never
+    touches another's order.
+    """
+    given = check_account(account)
+    if given is not None and given.pk != order.account_id:
+        message = f"{order.provider_id} belongs to another account than {given.account_id}"
+        raise PayloadError([FieldError("account", message)])
+    return given if given is not None else order.account
 
 
 def check_mirror(value: Any, model: type[models.Model], field: str) -> None:
@@ -93,16 +130,23 @@ def _stored_cards(body: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-def check_card_owners(body: Mapping[str, Any], owner: Any) -> None:
-    """Every stored card (``card.id``) a body charges is one of ``owner``'s tokens."""
-    check_owned(_stored_cards(body), owner)
+def check_card_owners(
+    body: Mapping[str, Any], owner: Any, account: ConnectedAccount | None = None
+) -> None:
+    """Every stored card (``card.id``) a body charges is one of ``owner``'s tokens,
+    stored with ``account``."""
+    check_owned(_stored_cards(body), owner, account)
 
 
-def check_owned(cards: Mapping[str, str], owner: Any) -> None:
-    """Each token of ``cards`` (token id -> the field naming it) belongs to ``owner``.
+def check_owned(
+    cards: Mapping[str, str], owner: Any, account: ConnectedAccount | None = None
+) -> None:
+    """Each token of ``cards`` (token id -> the field naming it) belongs to ``owner``
+    and was stored with ``account`` (None: the settings' ``TOKEN``).
 
     Every path that charges a stored card goes through here before the
-    call: nobody (``None``) owns any, and a token not mirrored here, or removed,
+    call: nobody (``None``) owns any, and a token not mirrored here, removed,
+    or stored with another account (a PagBank card token is its account's)
     is no one's either. The message names the field and the token, never whose it is.
     """
     if not cards:
@@ -111,7 +155,11 @@ def check_owned(cards: Mapping[str, str], owner: Any) -> None:
     if owner is not None:
         owned = set(
             CardToken.objects.active()
-            .filter(provider_id__in=cards, user_id=owner.pk)
+            .filter(
+                provider_id__in=cards,
+                user_id=owner.pk,
+                account_id=account.pk if account is not None else None,
+            )
             .values_list("provider_id", flat=True)
         )
     for card_id, path in cards.items():

@@ -7,10 +7,10 @@ from typing import Any
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, PayloadError
-from django_orderpay.models import CardToken
+from django_orderpay.models import CardToken, ConnectedAccount
 from django_orderpay.sync.cards import sync_stored_card
 
-from ._common import check_user, client_or_default
+from ._common import check_account, check_user, client_or_default
 
 __all__ = ["store_card"]
 
@@ -33,7 +33,11 @@ def _body(card: payloads.Card) -> dict[str, Any]:
 
 
 def store_card(
-    card: payloads.Card, *, user: Any, client: OrderPayClient | None = None
+    card: payloads.Card,
+    *,
+    user: Any,
+    client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> CardToken:
     """Store ``card`` for ``user`` without charging it; the new :class:`CardToken`.
 
@@ -42,10 +46,15 @@ def store_card(
     the same card is replaced, ``card_stored`` is sent); the token then pays
     like any other (``pay_with_card_token``, its owner only). Refusals raise
     ``ProviderError`` with the provider's code (``card_cannot_be_stored``,
-    ``card_brand_not_supported``...).
+    ``card_brand_not_supported``...). ``account``: the connected account it is
+    stored with (it pays only that account's orders); None is the settings'
+    ``TOKEN``.
     """
     owner = check_user(user)
     if owner is None:
         raise PayloadError([FieldError("user", "a stored card needs a logged-in owner")])
-    answer = client_or_default(client).store_card(_body(card))
-    return sync_stored_card(answer, owner_id=owner.pk)
+    account = check_account(account)
+    answer = client_or_default(client, account).store_card(_body(card))
+    return sync_stored_card(
+        answer, owner_id=owner.pk, account_id=account.pk if account is not None else None
+    )

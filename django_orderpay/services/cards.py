@@ -9,9 +9,9 @@ from django.utils import timezone
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
-from django_orderpay.models import CardToken, Order
+from django_orderpay.models import CardToken, ConnectedAccount, Order
 
-from ._common import check_amount, check_mirror, check_owned, check_user
+from ._common import check_amount, check_mirror, check_owned, check_user, order_account
 from .orders import pay_order
 
 __all__ = ["CardTokenNotOwned", "pay_with_card_token", "remove_card_token", "token_charge"]
@@ -72,17 +72,20 @@ def pay_with_card_token(
     subsequent_recurrence: bool = False,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """Pay ``order`` with a stored card; only the card's owner (``user``) may.
 
     Raises :class:`CardTokenNotOwned` (no call made) when ``user`` is not the
-    token's owner. Otherwise builds the charge from the token (see
+    token's owner, or the token was stored with another account than the
+    order's (a PagBank card token is its account's). Otherwise builds the charge from the token (see
     :func:`token_charge`) and pays through :func:`~.orders.pay_order`, with
     ``idempotency_key`` or the key it derives.
     """
     check_mirror(order, Order, "order")
     check_mirror(card_token, CardToken, "card_token")
-    check_owned({card_token.provider_id: "card_token"}, check_user(user))
+    acting = order_account(order, account)
+    check_owned({card_token.provider_id: "card_token"}, check_user(user), acting)
     charge = token_charge(
         order,
         card_token,
@@ -92,7 +95,14 @@ def pay_with_card_token(
         capture=capture,
         subsequent_recurrence=subsequent_recurrence,
     )
-    return pay_order(order, [charge], user=user, idempotency_key=idempotency_key, client=client)
+    return pay_order(
+        order,
+        [charge],
+        user=user,
+        idempotency_key=idempotency_key,
+        client=client,
+        account=acting,
+    )
 
 
 def remove_card_token(card_token: CardToken, *, user: Any) -> CardToken:
@@ -103,7 +113,7 @@ def remove_card_token(card_token: CardToken, *, user: Any) -> CardToken:
     stays there, unused; charges made with it keep their link to the row.
     """
     check_mirror(card_token, CardToken, "card_token")
-    check_owned({card_token.provider_id: "card_token"}, check_user(user))
+    check_owned({card_token.provider_id: "card_token"}, check_user(user), card_token.account)
     card_token.removed_at = timezone.now()
     card_token.save(update_fields=["removed_at"])
     return card_token

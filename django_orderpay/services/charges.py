@@ -11,10 +11,10 @@ from typing import cast
 
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, PayloadError
-from django_orderpay.models import Charge, ChargeStatus, Operation, OperationKind
+from django_orderpay.models import Charge, ChargeStatus, ConnectedAccount, Operation, OperationKind
 
 from . import operations
-from ._common import check_amount, check_mirror
+from ._common import check_amount, check_mirror, order_account
 
 #: The scope part of a cancel without an amount: "everything still refundable".
 ALL = "all"
@@ -26,24 +26,28 @@ def capture_charge(
     *,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Charge:
     """Capture an ``AUTHORIZED`` charge (``amount`` cents; None = all that was authorised).
 
     Mirrors the answered charge (now ``PAID``) and answers it. The provider
     refuses a charge that is not authorised or whose ``capture_before`` has
-    passed (``ProviderError`` with code ``40006``).
+    passed (``ProviderError`` with code ``40006``). It acts for the charge's
+    order's account (``account``, if given, must be it).
     """
     check_mirror(charge, Charge, "charge")
+    acting = order_account(charge.order, account)
     value = charge.amount_value if amount is None else check_amount(amount)
     intent = operations.Intent(
         kind=OperationKind.CAPTURE,
-        scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value),
+        scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value, account=acting),
         target=charge.provider_id,
         body={"amount": {"value": value}},
         amount=value,
         order=charge.order,
         charge=charge,
         basis={"status": charge.status, "paid": charge.amount_paid},
+        account=acting,
     )
     return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
@@ -54,6 +58,7 @@ def cancel_charge(
     *,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Charge:
     """Cancel a charge: void an authorisation, or refund a paid charge.
 
@@ -62,17 +67,20 @@ def cancel_charge(
     refund, after which the charge stays ``PAID`` with ``amount_refunded``
     grown; a refund reaching the paid amount makes it ``CANCELED``. A repeat
     of a cancel whose outcome is unknown sends the same request again
-    (the same amount, even if "everything" has shrunk since).
+    (the same amount, even if "everything" has shrunk since). It acts for the
+    charge's order's account (``account``, if given, must be it).
     """
     check_mirror(charge, Charge, "charge")
-    intent = cancel_intent(charge, amount)
+    intent = cancel_intent(charge, amount, order_account(charge.order, account))
     return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
-def cancel_intent(charge: Charge, amount: int | None = None) -> operations.Intent:
+def cancel_intent(
+    charge: Charge, amount: int | None = None, account: ConnectedAccount | None = None
+) -> operations.Intent:
     """The operation :func:`cancel_charge` records: its scope, body and basis."""
     part = ALL if amount is None else check_amount(amount)
-    name = operations.scope(OperationKind.CANCEL, charge.provider_id, part)
+    name = operations.scope(OperationKind.CANCEL, charge.provider_id, part, account=account)
     if amount is None:
         amount = _everything(charge, operations.pending(name))
     value = check_amount(amount)
@@ -85,6 +93,7 @@ def cancel_intent(charge: Charge, amount: int | None = None) -> operations.Inten
         order=charge.order,
         charge=charge,
         basis={"status": charge.status, "refunded": charge.amount_refunded},
+        account=account,
     )
 
 

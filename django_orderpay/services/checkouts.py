@@ -23,23 +23,33 @@ from django.db import models
 from django_orderpay import payloads, rules
 from django_orderpay.client import OrderPayClient
 from django_orderpay.client.api import CHECKOUT_ORDERS_PAGE
-from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import FieldError, PayloadError
-from django_orderpay.models import ChangeSource, Checkout
+from django_orderpay.models import ChangeSource, Checkout, ConnectedAccount
 from django_orderpay.sync import sync_checkout
 
 from . import idempotency
-from ._common import check_mirror, check_shop_object, check_user, client_or_default
+from ._bodies import notification_url_for
+from ._common import (
+    check_account,
+    check_mirror,
+    check_shop_object,
+    check_user,
+    client_or_default,
+    order_account,
+)
 
 
-def checkout_body(checkout: payloads.CheckoutRequest | Mapping[str, Any]) -> dict[str, Any]:
+def checkout_body(
+    checkout: payloads.CheckoutRequest | Mapping[str, Any], account: ConnectedAccount | None = None
+) -> dict[str, Any]:
     """The validated ``POST /checkouts`` body.
 
     ``ORDERPAY['NOTIFICATION_URL']`` becomes its ``notification_urls`` and
     ``payment_notification_urls`` where it names none, so the provider tells
-    this shop of the checkout's expiry and of every payment made through it.
+    this shop of the checkout's expiry and of every payment made through it
+    (with ``?account=ACCO_...`` for a connected account's: see docs/connect.md).
     """
-    url = get_settings().notification_url
+    url = notification_url_for(account)
     if isinstance(checkout, payloads.CheckoutRequest):
         if url and not checkout.notification_urls:
             checkout = dataclasses.replace(checkout, notification_urls=(url,))
@@ -82,6 +92,7 @@ def create_checkout(
     shop_object: models.Model | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Checkout:
     """``POST /checkouts`` and mirror the answer: the local ``models.Checkout``.
 
@@ -94,11 +105,13 @@ def create_checkout(
 
     Raises :class:`~django_orderpay.exceptions.PayloadError` naming each
     field before any network call, and the client's ``ProviderError``
-    family when the provider refuses.
+    family when the provider refuses. ``account``: the connected account the
+    checkout is made for, with its token (None: the settings' ``TOKEN``).
     """
     owner = check_user(user)
     check_shop_object(shop_object)
-    body = checkout_body(checkout)
+    account = check_account(account)
+    body = checkout_body(checkout, account)
     if idempotency_key is not None:
         idempotency.check_explicit_key(idempotency_key)
     elif shop_object is not None:
@@ -110,9 +123,14 @@ def create_checkout(
             shop_object.pk,
             latest.provider_id if latest is not None else "-",
             idempotency.digest(body),
+            *([account.account_id] if account is not None else []),
         )
-    answer = client_or_default(client).create_checkout(body, idempotency_key=idempotency_key)
-    return sync_checkout(answer, source=ChangeSource.API, user=owner, shop_object=shop_object)
+    answer = client_or_default(client, account).create_checkout(
+        body, idempotency_key=idempotency_key
+    )
+    return sync_checkout(
+        answer, source=ChangeSource.API, user=owner, shop_object=shop_object, account=account
+    )
 
 
 def _checkout_id(checkout: Checkout | str) -> str:
@@ -124,23 +142,45 @@ def _checkout_id(checkout: Checkout | str) -> str:
     return checkout.provider_id
 
 
-def activate_checkout(checkout: Checkout, *, client: OrderPayClient | None = None) -> Checkout:
+def _account_of(checkout: Checkout | str, account: Any) -> ConnectedAccount | None:
+    """The account a call about ``checkout`` acts for: the row's own, or ``account`` for an id."""
+    if isinstance(checkout, Checkout):
+        return order_account(checkout, account)
+    return check_account(account)
+
+
+def activate_checkout(
+    checkout: Checkout,
+    *,
+    client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
+) -> Checkout:
     """``POST /checkouts/{id}/activate``: an inactive checkout takes payments again.
 
     An EXPIRED checkout can't be (the provider answers ``checkout_expired``).
+    It acts for the checkout's account.
     """
-    answer = client_or_default(client).activate_checkout(_checkout_id(checkout))
-    return sync_checkout(answer, source=ChangeSource.API)
+    checkout_id = _checkout_id(checkout)
+    acting = _account_of(checkout, account)
+    answer = client_or_default(client, acting).activate_checkout(checkout_id)
+    return sync_checkout(answer, source=ChangeSource.API, account=acting)
 
 
-def inactivate_checkout(checkout: Checkout, *, client: OrderPayClient | None = None) -> Checkout:
+def inactivate_checkout(
+    checkout: Checkout,
+    *,
+    client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
+) -> Checkout:
     """``POST /checkouts/{id}/inactivate``: its page stops taking payments until activated.
 
     Payments already made stay as they are (refund them with
-    ``services.cancel_charge``).
+    ``services.cancel_charge``). It acts for the checkout's account.
     """
-    answer = client_or_default(client).inactivate_checkout(_checkout_id(checkout))
-    return sync_checkout(answer, source=ChangeSource.API)
+    checkout_id = _checkout_id(checkout)
+    acting = _account_of(checkout, account)
+    answer = client_or_default(client, acting).inactivate_checkout(checkout_id)
+    return sync_checkout(answer, source=ChangeSource.API, account=acting)
 
 
 def refresh_checkout(
@@ -148,15 +188,18 @@ def refresh_checkout(
     *,
     source: str = ChangeSource.SYNC,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Checkout:
     """Fetch the checkout (``GET /checkouts/{id}``) with every order made on its page; mirror.
 
-    ``checkout`` is a local checkout or a ``CHEC_`` id (mirrored now if it
-    was not). Orders are read 100 at a time; an order the answer lists by
-    id only is fetched (``GET /orders/{id}``).
+    ``checkout`` is a local checkout (fetched for its own account) or a
+    ``CHEC_`` id (for ``account``; mirrored now if it was not). Orders are
+    read 100 at a time; an order the answer lists by id only is fetched
+    (``GET /orders/{id}``).
     """
-    api = client_or_default(client)
     checkout_id = _checkout_id(checkout)
+    acting = _account_of(checkout, account)
+    api = client_or_default(client, acting)
     answer = api.get_checkout(checkout_id)
     listed = list(answer.get("orders") or ())
     while len(listed) % CHECKOUT_ORDERS_PAGE == 0 and listed:
@@ -169,7 +212,7 @@ def refresh_checkout(
         for entry in listed
         if isinstance(entry, Mapping)
     ]
-    return sync_checkout({**answer, "orders": orders}, source=source)
+    return sync_checkout({**answer, "orders": orders}, source=source, account=acting)
 
 
 def _is_whole_order(entry: Mapping[str, Any]) -> bool:

@@ -6,7 +6,7 @@ from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import ChangeSource, DeepLink, Order
 
-from ._common import check_mirror, client_or_default
+from ._common import check_mirror, client_or_default, order_account
 from .orders import refresh_order
 
 
@@ -32,7 +32,7 @@ def simulate_deeplink_payment(
     deeplink = DeepLink.objects.filter(order=order).first()
     if deeplink is None:
         raise PayloadError([FieldError("deep_links", f"order {order.provider_id} has no deeplink")])
-    api = client_or_default(client)
+    api = client_or_default(client, order_account(order))
     if status is not None:
         api.simulate_deeplink_balance(deeplink.deeplink_id, status)
     else:

@@ -17,8 +17,9 @@ from django_orderpay import payloads, rules
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import FieldError, PayloadError, ProviderError
+from django_orderpay.models import ConnectedAccount
 
-from ._common import account_key, check_amount, client_or_default
+from ._common import account_key, check_account, check_amount, client_or_default
 
 #: How long plans are reused (the official WooCommerce plugin's 15 minutes).
 PLANS_TTL = 15 * 60
@@ -95,28 +96,31 @@ def installment_plans(
     max_installments: int = rules.MAX_INSTALLMENTS,
     max_installments_no_interest: int = 0,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> list[InstallmentPlan]:
     """The plans for ``value`` cents on the card whose first 6 (or 8) digits are ``card_bin``.
 
     ``max_installments_no_interest`` (0, or 2 to 12) is how many installments
     the merchant absorbs the fee for. Raises ``PayloadError`` for bad
     arguments and ``ProviderError`` for the provider's refusals (such as
-    ``fees_not_configured``). Cached :data:`PLANS_TTL` seconds.
+    ``fees_not_configured``). Cached :data:`PLANS_TTL` seconds, per account
+    (``account``: the connected account the payment is for; None: ``TOKEN``'s).
     """
     check_amount(value, "value")
     if not rules.is_digits(card_bin, (6, 8)):
         raise PayloadError([FieldError("card_bin", "must be the card's first 6 or 8 digits")])
     conf = get_settings()
+    account = check_account(account)
     # "v2": plans cached before interest_installments existed are never read back.
     key = (
-        f"orderpay:fees:v2:{_generation[0]}:{account_key(conf)}:{value}:{card_bin}:"
+        f"orderpay:fees:v2:{_generation[0]}:{account_key(conf, account)}:{value}:{card_bin}:"
         f"{max_installments}:{max_installments_no_interest}"
     )
     if client is None:
         cached = cache.get(key)
         if cached is not None:
             return [InstallmentPlan(**plan) for plan in cached]
-    answer = client_or_default(client).calculate_fees(
+    answer = client_or_default(client, account).calculate_fees(
         value,
         credit_card_bin=card_bin,
         max_installments=max_installments,

@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 import time
 
-from django_orderpay.client import OrderPayClient, get_client
+from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import ProviderError
+from django_orderpay.models import ConnectedAccount
 
-from ._common import account_key
+from ._common import account_key, check_account, client_or_default
 
 #: How long a fetched key is reused. The provider keeps one key per merchant;
 #: a day bounds how long a rotated key could go unnoticed.
@@ -19,25 +20,31 @@ _lock = threading.Lock()
 _cache: dict[str, tuple[str, float]] = {}
 
 
-def get_public_key(*, client: OrderPayClient | None = None) -> str:
+def get_public_key(
+    *, client: OrderPayClient | None = None, account: ConnectedAccount | None = None
+) -> str:
     """The merchant's public key (base64 DER) for ``PagSeguro.encryptCard``.
 
     ``ORDERPAY['PUBLIC_KEY']`` when set; otherwise fetched from
     ``/public-keys`` and cached per base URL and token for
     :data:`PUBLIC_KEY_TTL` seconds. An explicit ``client`` always fetches.
+    ``account``: a connected account's key (each PagBank account has its own:
+    a card encrypted with another's can't be charged); always fetched with
+    its token (and cached), never ``PUBLIC_KEY``.
     """
     if client is not None:
         return _fetch(client)
     conf = get_settings()
-    if conf.public_key:
+    account = check_account(account)
+    if conf.public_key and account is None:
         return conf.public_key
-    cache_key = account_key(conf)
+    cache_key = account_key(conf, account)
     now = time.monotonic()
     with _lock:
         cached = _cache.get(cache_key)
     if cached is not None and cached[1] > now:
         return cached[0]
-    key = _fetch(get_client())
+    key = _fetch(client_or_default(None, account))
     with _lock:
         _cache[cache_key] = (key, now + PUBLIC_KEY_TTL)
     return key

@@ -45,6 +45,7 @@ from django.utils import timezone
 from django_orderpay.client import OrderPayClient
 from django_orderpay.client.errors import RATE_LIMIT_CODE
 from django_orderpay.exceptions import (
+    AccountNeedsAuthorization,
     IdempotencyConflict,
     OutcomeUnknown,
     ProviderError,
@@ -55,6 +56,7 @@ from django_orderpay.models import (
     ChangeSource,
     Charge,
     ChargeStatus,
+    ConnectedAccount,
     Operation,
     OperationKind,
     OperationState,
@@ -107,6 +109,8 @@ class Intent:
     basis: dict[str, Any] = field(default_factory=dict)
     user: Any = None
     shop_object: models.Model | None = None
+    #: The connected account it acts for (None: the settings' ``TOKEN``).
+    account: ConnectedAccount | None = None
 
     @classmethod
     def of(cls, operation: Operation) -> Intent:
@@ -122,12 +126,18 @@ class Intent:
             basis=operation.basis,
             user=operation.user,
             shop_object=operation.shop_object,
+            account=operation.account,
         )
 
 
-def scope(kind: str, *parts: Any) -> str:
-    """``kind:part:part``: the name of one logical operation."""
-    return ":".join([kind, *(str(part) for part in parts)])
+def scope(kind: str, *parts: Any, account: ConnectedAccount | None = None) -> str:
+    """``kind:part:part``: the name of one logical operation.
+
+    A connected account's is ``kind@ACCO_...:part:part``: two sellers' creates of
+    the same reference are two operations (and two keys).
+    """
+    head = kind if account is None else f"{kind}@{account.account_id}"
+    return ":".join([head, *(str(part) for part in parts)])
 
 
 # --- the request each kind sends, and how its answer is mirrored ---------------------
@@ -153,10 +163,11 @@ def _mirror(intent: Intent, answer: Any, source: str, answered: Answered) -> Mir
             shop_object=intent.shop_object,
             expect_new=True,
             answered=answered,
+            account=intent.account,
         )
     if intent.kind == OperationKind.PAY:
-        return sync_order(answer, source=source, answered=answered)
-    return sync_charge(answer, source=source, answered=answered)
+        return sync_order(answer, source=source, answered=answered, account=intent.account)
+    return sync_charge(answer, source=source, answered=answered, account=intent.account)
 
 
 def _result(operation: Operation) -> Mirrored | None:
@@ -200,6 +211,7 @@ def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
         user=intent.user,
         content_type=ContentType.objects.get_for_model(shop_object) if shop_object else None,
         object_id=str(shop_object.pk) if shop_object else "",
+        account=intent.account,
         calls=1,
     )
 
@@ -403,7 +415,7 @@ def run(
     """
     if idempotency_key is not None:
         idempotency.check_explicit_key(idempotency_key)
-    api = client_or_default(client)
+    api = client_or_default(client, intent.account)
     operation, answered = _begin(intent, idempotency_key)
     if answered:
         result = _result(operation)
@@ -507,7 +519,10 @@ def retry(operation: Operation, *, client: OrderPayClient | None = None) -> Retr
     never reached it); the operation is settled from that answer, and stays
     unreported so the caller's next repeat hears it.
     """
-    api = client_or_default(client)
+    try:
+        api = client_or_default(client, operation.account)
+    except AccountNeedsAuthorization as error:
+        return Retried(operation, operation.state, str(error))
     with sync_transaction():
         locked = Operation.objects.select_for_update().filter(pk=operation.pk).first()
         if locked is None or not locked.is_open or not locked.replayable:

@@ -16,17 +16,19 @@ from django.db import models
 
 from django_orderpay import payloads
 from django_orderpay.client import OrderPayClient
-from django_orderpay.models import ChangeSource, OperationKind, Order
+from django_orderpay.models import ChangeSource, ConnectedAccount, OperationKind, Order
 from django_orderpay.sync import requested_total, sync_order
 
 from . import idempotency, operations
 from ._bodies import order_body, pay_body
 from ._common import (
+    check_account,
     check_card_owners,
     check_mirror,
     check_shop_object,
     check_user,
     client_or_default,
+    order_account,
 )
 
 
@@ -37,6 +39,7 @@ def create_order(
     shop_object: models.Model | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """``POST /orders`` and mirror the answer; the local :class:`~django_orderpay.models.Order`.
 
@@ -54,6 +57,10 @@ def create_order(
     ``docs/services.md``, "When the network fails"). ``idempotency_key``
     names a new operation's key instead of the derived one.
 
+    ``account`` is the connected account (PagBank Connect) the order is made
+    for, with its token; None is the settings' ``TOKEN``. The order, its
+    cards and its operation are that account's.
+
     Raises :class:`~django_orderpay.exceptions.PayloadError` (naming each
     field, ``user`` and ``shop_object`` included) and ``CardTokenNotOwned``
     before any network call, the client's ``ProviderError`` family when the
@@ -63,19 +70,21 @@ def create_order(
     # a mistake found only while mirroring would leave a paid order unmirrored.
     owner = check_user(user)
     check_shop_object(shop_object)
-    body = order_body(order)
-    check_card_owners(body, owner)
+    account = check_account(account)
+    body = order_body(order, account)
+    check_card_owners(body, owner, account)
     reference_id = body.get("reference_id") or ""
     owner_part = owner.pk if owner is not None else "-"
     what = reference_id or "#" + idempotency.digest(body)[:40]
     intent = operations.Intent(
         kind=OperationKind.CREATE,
-        scope=operations.scope(OperationKind.CREATE, owner_part, what),
+        scope=operations.scope(OperationKind.CREATE, owner_part, what, account=account),
         target=reference_id,
         body=body,
         basis={"amount": requested_total(body)},
         user=owner,
         shop_object=shop_object,
+        account=account,
     )
     return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
@@ -87,6 +96,7 @@ def pay_order(
     user: Any = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """``POST /orders/{id}/pay`` with ``charges`` (the second step) and mirror the answer.
 
@@ -94,19 +104,22 @@ def pay_order(
     before anything is sent. A stored card (``card.id``) must belong to the
     payer: ``user``, else the order's own user. The call runs as an
     operation scoped by the order: paying again after a decline is a new
-    operation, while a repeat of an unanswered call is not.
+    operation, while a repeat of an unanswered call is not. It acts for the
+    order's account (``account``, if given, must be it).
     """
     check_mirror(order, Order, "order")
+    account = order_account(order, account)
     payer = check_user(user) if user is not None else order.user
     body = pay_body(charges)
-    check_card_owners(body, payer)
+    check_card_owners(body, payer, account)
     intent = operations.Intent(
         kind=OperationKind.PAY,
-        scope=operations.scope(OperationKind.PAY, order.provider_id),
+        scope=operations.scope(OperationKind.PAY, order.provider_id, account=account),
         target=order.provider_id,
         body=body,
         order=order,
         basis={"charges": list(order.charges.values_list("provider_id", flat=True))},
+        account=account,
     )
     return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
@@ -116,16 +129,22 @@ def refresh_order(
     *,
     source: str = ChangeSource.SYNC,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """Fetch the order from the provider (``GET /orders/{id}``) and mirror it.
 
     ``order`` is a local order or an ``ORDE_`` id (which need not be mirrored
     yet). ``source`` is what its history rows say (``sync`` for admin and
     management commands, ``notification`` when a notification asked for it).
+    A local order is fetched for its own account; an id for ``account``
+    (None: the settings' ``TOKEN``).
     """
-    order_id = order.provider_id if isinstance(order, Order) else order
-    answer = client_or_default(client).get_order(order_id)
-    return sync_order(answer, source=source)
+    if isinstance(order, Order):
+        order_id, account = order.provider_id, order_account(order, account)
+    else:
+        order_id, account = order, check_account(account)
+    answer = client_or_default(client, account).get_order(order_id)
+    return sync_order(answer, source=source, account=account)
 
 
 def refresh_order_of_charge(
@@ -133,9 +152,12 @@ def refresh_order_of_charge(
     *,
     source: str = ChangeSource.SYNC,
     client: OrderPayClient | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """Fetch the order a ``CHAR_`` id belongs to (``GET /orders?charge_id=``) and mirror it:
     for code that holds only a charge's id (a notification naming only its charge, which
-    this shop never mirrored). ``NotFound`` when this account has no such charge."""
-    answer = client_or_default(client).get_order_by_charge(charge_id)
-    return sync_order(answer, source=source)
+    this shop never mirrored). ``NotFound`` when this account (``account``: a connected
+    one; None: the settings' ``TOKEN``) has no such charge."""
+    account = check_account(account)
+    answer = client_or_default(client, account).get_order_by_charge(charge_id)
+    return sync_order(answer, source=source, account=account)

@@ -6,7 +6,7 @@ from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import ChangeSource, Order, QrCode
 
-from ._common import check_mirror, client_or_default
+from ._common import check_mirror, client_or_default, order_account
 from .orders import refresh_order
 
 
@@ -22,6 +22,6 @@ def simulate_pix_payment(order: Order, *, client: OrderPayClient | None = None) 
     if qr_code is None:
         message = f"order {order.provider_id} has no Pix QR code"
         raise PayloadError([FieldError("qr_codes", message)])
-    api = client_or_default(client)
+    api = client_or_default(client, order_account(order))
     api.simulate_pix_payment(qr_code.provider_id)
     return refresh_order(order, source=ChangeSource.API, client=api)

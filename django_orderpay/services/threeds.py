@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import ProviderError
+from django_orderpay.models import ConnectedAccount
 
-from ._common import client_or_default
+from ._common import check_account, client_or_default
 
 
 @dataclass(frozen=True)
@@ -24,14 +25,17 @@ class ThreeDSSession:
         return f"ThreeDSSession(env={self.env!r}, expires_at={self.expires_at!r})"
 
 
-def create_3ds_session(*, client: OrderPayClient | None = None) -> ThreeDSSession:
+def create_3ds_session(
+    *, client: OrderPayClient | None = None, account: ConnectedAccount | None = None
+) -> ThreeDSSession:
     """A new session (``POST /checkout-sdk/sessions``), valid 30 minutes.
 
     Call it when rendering a checkout page that runs 3-D Secure (the
     ``{% orderpay_3ds %}`` tag does): the merchant's token stays on the
-    server, only the session reaches the browser.
+    server, only the session reaches the browser. ``account``: the connected
+    account the payment is for (None: the settings' ``TOKEN``).
     """
-    answer = client_or_default(client).create_3ds_session()
+    answer = client_or_default(client, check_account(account)).create_3ds_session()
     session = answer.get("session") if isinstance(answer, dict) else None
     if not isinstance(session, str) or not session:
         raise ProviderError(

@@ -92,7 +92,11 @@ def _insert(tokens: list[CardToken]) -> tuple[list[CardToken], list[CardToken]]:
 
 
 def sync_card_tokens(
-    states: Sequence[ChargeState], *, owner_id: Any, known_charge_ids: Collection[str]
+    states: Sequence[ChargeState],
+    *,
+    owner_id: Any,
+    known_charge_ids: Collection[str],
+    account_id: int | None = None,
 ) -> dict[str, CardToken]:
     """Create tokens for stored cards, refresh known ones; token id -> row.
 
@@ -100,7 +104,9 @@ def sync_card_tokens(
     approved; a charge paid with an existing token just links to it. The
     owner is set on creation (or on a token that had none) and never changed
     afterwards. A new token replaces its owner's older tokens of the same card
-    (``removed_at``), so a card is offered once.
+    (``removed_at``), so a card is offered once. A new token is the order's
+    account's (``account_id``; None: the default account's): it pays only
+    that account's orders.
     """
     cards = {s.card.token_id: s.card for s in states if s.card and s.card.token_id}
     if not cards:
@@ -123,6 +129,7 @@ def sync_card_tokens(
             CardToken(
                 provider_id=token_id,
                 user_id=owner_id,
+                account_id=account_id,
                 brand_reference_id=reference,
                 initial_amount=initial_amount,
                 created_at=now,
@@ -145,7 +152,9 @@ def sync_card_tokens(
     return tokens
 
 
-def sync_stored_card(answer: dict[str, Any], *, owner_id: Any) -> CardToken:
+def sync_stored_card(
+    answer: dict[str, Any], *, owner_id: Any, account_id: int | None = None
+) -> CardToken:
     """The card ``POST /tokens/cards`` stored (no charge), as ``owner_id``'s CardToken.
 
     Its owner's older tokens of the same card are replaced (a card is listed
@@ -160,6 +169,7 @@ def sync_stored_card(answer: dict[str, Any], *, owner_id: Any) -> CardToken:
         token = CardToken(
             provider_id=card.token_id,
             user_id=owner_id,
+            account_id=account_id,
             created_at=now,
             synced_at=now,
             **_card_columns(card),

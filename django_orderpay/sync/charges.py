@@ -187,7 +187,12 @@ def apply_charges(
     if not new_order:
         known, open_operations = _lock(order, states)
     # user_id, not user: the owner's row is never needed, only its key.
-    tokens = sync_card_tokens(states, owner_id=order.user_id, known_charge_ids=known.keys())
+    tokens = sync_card_tokens(
+        states,
+        owner_id=order.user_id,
+        known_charge_ids=known.keys(),
+        account_id=order.account_id,
+    )
     now = timezone.now()
     new: list[Charge] = []
     changed: list[tuple[Charge, list[str]]] = []

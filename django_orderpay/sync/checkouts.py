@@ -24,12 +24,21 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
-from ..models import ChangeSource, Charge, ChargeStatus, Checkout, CheckoutStatus, Order
+from ..models import (
+    ChangeSource,
+    Charge,
+    ChargeStatus,
+    Checkout,
+    CheckoutStatus,
+    ConnectedAccount,
+    Order,
+)
 from ..models.states import OrderStatus
 from ..signals import announce_checkout_expired, announce_checkout_paid, announce_duplicates_of
 from .inserting import insert_new
 from .locking import sync_transaction
 from .orders import sync_order
+from .parse import SyncError
 from .parse.checkouts import CheckoutState, parse_checkout
 
 logger = logging.getLogger("django_orderpay.sync")
@@ -57,12 +66,17 @@ def _claim(checkout: Checkout, user: Any, shop_object: models.Model | None) -> N
 
 
 def _lock_or_create(
-    state: CheckoutState, user: Any, shop_object: models.Model | None
+    state: CheckoutState, user: Any, shop_object: models.Model | None, account_id: int | None
 ) -> tuple[Checkout, bool]:
     found = lock_checkout(state.provider_id)
     if found is not None:
         return found, False
-    checkout = Checkout(provider_id=state.provider_id, data=state.data, synced_at=timezone.now())
+    checkout = Checkout(
+        provider_id=state.provider_id,
+        data=state.data,
+        synced_at=timezone.now(),
+        account_id=account_id,
+    )
     _apply(checkout, state)
     _claim(checkout, user, shop_object)
     if insert_new([checkout]):
@@ -87,16 +101,26 @@ def sync_checkout(
     source: str,
     user: Any = None,
     shop_object: models.Model | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Checkout:
     """Mirror a Checkout answer and the orders it lists; the checkout's row.
 
     ``user`` and ``shop_object`` are attached when the checkout has none yet;
-    its orders take them. Raises :class:`~.parse.SyncError` naming the field
-    of a malformed payload.
+    its orders take them. ``account``: the connected account whose token the
+    answer came with (None: the settings' ``TOKEN``); a checkout (and its
+    orders) of another account is refused. Raises :class:`~.parse.SyncError`
+    naming the field of a malformed payload.
     """
     state = parse_checkout(payload)
+    account_id = account.pk if account is not None else None
     with sync_transaction():
-        checkout, created = _lock_or_create(state, user, shop_object)
+        checkout, created = _lock_or_create(state, user, shop_object, account_id)
+        if checkout.account_id != account_id:
+            raise SyncError(
+                "account",
+                f"checkout {checkout.provider_id} belongs to another account than the one "
+                "this answer was fetched for",
+            )
         if not created:
             _apply(checkout, state)
             _claim(checkout, user, shop_object)
@@ -106,7 +130,13 @@ def sync_checkout(
         owner = checkout.shop_object if checkout.content_type_id is not None else None
         for entry in state.orders:
             known = Order.objects.filter(provider_id=entry["id"]).values("content_type_id").first()
-            order = sync_order(dict(entry), source=source, user=checkout.user, shop_object=owner)
+            order = sync_order(
+                dict(entry),
+                source=source,
+                user=checkout.user,
+                shop_object=owner,
+                account=account,
+            )
             joined = known is not None and known["content_type_id"] is None and owner is not None
             link_order(checkout, order, source, joined_purchase=joined)
         announce(checkout, source)

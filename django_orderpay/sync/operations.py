@@ -60,8 +60,13 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
     wanted = "order_id = %s"
     params: list[object] = [order.pk]
     if new_order and order.reference_id:
-        wanted += " OR (kind = %s AND order_id IS NULL AND target = %s)"
+        # Only a create made for the order's own account: another account's
+        # order of the same reference is not its answer.
+        account = "account_id IS NULL" if order.account_id is None else "account_id = %s"
+        wanted += f" OR (kind = %s AND order_id IS NULL AND target = %s AND {account})"
         params += [OperationKind.CREATE, order.reference_id]
+        if order.account_id is not None:
+            params.append(order.account_id)
     # Only the table's name and placeholders are formatted in; values are parameters.
     sql = (
         f"SELECT {columns(Operation)} FROM {Operation._meta.db_table}"  # noqa: S608

@@ -18,6 +18,7 @@ from django.utils.dateparse import parse_datetime
 from ..models import (
     ChangeSource,
     Charge,
+    ConnectedAccount,
     DeepLink,
     Order,
     OrderStatus,
@@ -65,7 +66,12 @@ def _snapshot(order: Order) -> dict[str, Any]:
 
 
 def _lock_or_create(
-    state: OrderState, user: Any, shop_object: Any, *, expect_new: bool = False
+    state: OrderState,
+    user: Any,
+    shop_object: Any,
+    *,
+    expect_new: bool = False,
+    account_id: int | None = None,
 ) -> tuple[Order, bool]:
     """The order row, locked for this transaction, and whether this sync inserted it.
 
@@ -88,6 +94,7 @@ def _lock_or_create(
             (charge.effective_status for charge in state.charges), qr_code_state(state.data)
         ),
         synced_at=timezone.now(),
+        account_id=account_id,
         **state.columns,
     )
     _claim(order, user, shop_object)
@@ -269,6 +276,21 @@ def insert_then_lock_order(row: models.Model, provider_id: str) -> tuple[bool, O
     return False, None
 
 
+def check_account(order: Order, account_id: int | None) -> None:
+    """The order mirrored here is the account's whose token brought ``payload``.
+
+    Provider ids are unique across accounts, so a mismatch is a misrouted
+    call or notification: one account's orders are never written with what
+    another account's token was answered.
+    """
+    if order.account_id != account_id:
+        raise SyncError(
+            "account",
+            f"order {order.provider_id} belongs to another account than the one this "
+            "answer was fetched for",
+        )
+
+
 def _callers_transaction(locked: Order, state: OrderState) -> AbstractContextManager[None]:
     """The transaction that locked ``locked`` (checked to be open and to be the payload's order)."""
     if locked.provider_id != state.provider_id:
@@ -287,6 +309,7 @@ def sync_order(
     locked: Order | None = None,
     expect_new: bool = False,
     answered: Answered | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Order:
     """Mirror a provider Order (create, pay or GET answer, or a notification body).
 
@@ -304,16 +327,23 @@ def sync_order(
     yet (the answer to this shop's create): its row is inserted before it
     is looked for; the outcome is the same either way. ``answered`` is the
     operation whose call returned ``payload`` (see
-    :class:`~django_orderpay.sync.operations.Answered`).
+    :class:`~django_orderpay.sync.operations.Answered`). ``account`` is the
+    connected account whose token the payload was answered to (None: the
+    settings' ``TOKEN``): a new order is that account's, and an order of
+    another account is refused (:class:`SyncError` naming ``account``).
     """
     _check_source(source)
     state = parse_order(payload)
+    account_id = account.pk if account is not None else None
     block = sync_transaction() if locked is None else _callers_transaction(locked, state)
     with block:
         if locked is None:
-            order, new_order = _lock_or_create(state, user, shop_object, expect_new=expect_new)
+            order, new_order = _lock_or_create(
+                state, user, shop_object, expect_new=expect_new, account_id=account_id
+            )
         else:
             order, new_order = locked, False
+        check_account(order, account_id)
         before = _snapshot(order)
         _claim(order, user, shop_object)
         for name, value in state.columns.items():
@@ -341,6 +371,7 @@ def sync_charge(
     source: str,
     order: Order | None = None,
     answered: Answered | None = None,
+    account: ConnectedAccount | None = None,
 ) -> Charge:
     """Mirror a provider Charge (GET /charges, capture and cancel answers).
 
@@ -362,6 +393,7 @@ def sync_charge(
         if order_pk is None:
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
         locked = Order.objects.select_for_update().get(pk=order_pk)
+        check_account(locked, account.pk if account is not None else None)
         before = _snapshot(locked)
         writes = Writes()
         charges, open_operations = apply_charges(locked, [state], source=source, writes=writes)

@@ -104,12 +104,18 @@ def _check_shopper(customer: dict[str, Any], address: dict[str, Any]) -> None:
 
 
 def threeds_config(
-    form: forms.Form | None, order: Order | None, *, customer: Any = None, address: Any = None
+    form: forms.Form | None,
+    order: Order | None,
+    *,
+    customer: Any = None,
+    address: Any = None,
+    account: Any = None,
 ) -> dict[str, Any]:
     """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data,
-    and where to ask for a fresh session (``sessionUrl``, with its signed ``sessionToken``)."""
+    and where to ask for a fresh session (``sessionUrl``, with its signed ``sessionToken``);
+    the session made for ``account`` (a connected account; None: the settings' ``TOKEN``)."""
     try:
-        session = services.create_3ds_session()
+        session = services.create_3ds_session(account=account)
     except OrderPayError as error:
         # The page still renders; checkout.js then says 3-D Secure is unavailable.
         # A wrong token fails every payment until staff fix it: an error, not a warning.

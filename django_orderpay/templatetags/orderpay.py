@@ -113,10 +113,11 @@ def error_messages() -> dict[str, str]:
     }
 
 
-def _public_key_or_empty() -> str:
-    """The public key, or "" when it cannot be had now (the page must still render)."""
+def _public_key_or_empty(account: Any = None) -> str:
+    """The public key (``account``'s, a connected account's), or "" when it cannot be had
+    now (the page must still render)."""
     try:
-        return services.get_public_key()
+        return services.get_public_key(account=account)
     except OrderPayError as error:
         # checkout.js then shows INVALID_PUBLIC_KEY; the cause goes to the log.
         logger.warning("no card public key for the checkout page: %s", error)
@@ -134,9 +135,10 @@ def orderpay_sdk(checkout: bool = True) -> SafeString:
 
 
 @register.simple_tag
-def orderpay_public_key() -> str:
-    """The merchant's public key for ``PagSeguro.encryptCard`` (autoescaped; base64)."""
-    return _public_key_or_empty()
+def orderpay_public_key(account: Any = None) -> str:
+    """The merchant's public key for ``PagSeguro.encryptCard`` (autoescaped; base64);
+    ``account``: a connected account's (PagBank Connect), for a payment made with it."""
+    return _public_key_or_empty(account)
 
 
 class _Input:
@@ -170,6 +172,7 @@ def orderpay_card_form(
     order: Order | None = None,
     customer: Any = None,
     address: Any = None,
+    account: Any = None,
 ) -> dict[str, Any]:
     """The card inputs and the fields of ``form`` (a ``CardPaymentForm``).
 
@@ -179,7 +182,13 @@ def orderpay_card_form(
     Secure, ``authenticate3DS`` gets the shopper from ``order`` (its customer
     and shipping address), or from ``customer`` and ``address`` (builders or
     dicts in the Orders API's words) before any order exists.
+
+    A payment made for a connected account (PagBank Connect) encrypts the card
+    with that account's key and authenticates it with a session of its own:
+    ``order``'s account, or ``account`` before any order exists.
     """
+    if account is None and order is not None and order.account_id is not None:
+        account = order.account
     inputs = [_Input(field, str(label), dict(attrs), prefix) for field, label, attrs in CARD_INPUTS]
     if form is not None and "holder_name" in form.fields:
         bound = form["holder_name"]
@@ -194,14 +203,16 @@ def orderpay_card_form(
         "form": form,
         "prefix": prefix,
         "inputs": inputs,
-        "public_key": _public_key_or_empty(),
+        "public_key": _public_key_or_empty(account),
         "messages_json": json.dumps(error_messages()),
         "extra_fields": [
             form[name] for name in ("installments", "save_card") if form and name in form.fields
         ],
         "hidden_fields": [form[name] for name in hidden if form and name in form.fields],
         "threeds_json": (
-            json.dumps(threeds_config(form, order, customer=customer, address=address))
+            json.dumps(
+                threeds_config(form, order, customer=customer, address=address, account=account)
+            )
             if _runs_threeds(form)
             else ""
         ),

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ControlPlaneError",
     "Delivery",
+    "OrderPayConnect",
     "OrderPayEmulator",
     "ThreeDSAuthentication",
+    "orderpay_connect",
     "orderpay_emulator",
 ]
 
@@ -340,14 +342,16 @@ class OrderPayEmulator:
 
 
 def _clear_caches() -> None:
-    """Forget the cached public key, installment plans and this thread's HTTP client."""
+    """Forget the cached public key, installment plans and this thread's HTTP clients."""
     from django_orderpay.client import reset_client
+    from django_orderpay.connect.clients import reset_clients
     from django_orderpay.services.fees import clear_installment_plans_cache
     from django_orderpay.services.keys import clear_public_key_cache
 
     clear_public_key_cache()
     clear_installment_plans_cache()
     reset_client()
+    reset_clients()
 
 
 @pytest.fixture(scope="session")
@@ -396,6 +400,134 @@ def orderpay_emulator(
         **(getattr(settings, "ORDERPAY", None) or {}),
         **handle.settings_overrides(),
     }
+    _clear_caches()
+    try:
+        yield handle
+    finally:
+        _clear_caches()
+
+
+#: The Connect application the ``orderpay_connect`` fixture registers.
+CONNECT_CLIENT_ID = "emulator-connect-app"
+CONNECT_CLIENT_SECRET = "emulator-connect-secret"
+
+
+class OrderPayConnect:
+    """PagBank Connect on the emulator: the application, and sellers connected through it.
+
+    ``connect_seller(client, user, email)`` runs the whole authorisation as
+    a browser would (the start view, PagBank's page answered as the seller
+    ``email``, the callback) with a Django test ``Client`` logged in as
+    ``user``, and answers the :class:`~django_orderpay.models.ConnectedAccount`.
+    """
+
+    def __init__(self, emulator: OrderPayEmulator, redirect_uri: str, key: str) -> None:
+        self.emulator = emulator
+        self.client_id = CONNECT_CLIENT_ID
+        self.client_secret = CONNECT_CLIENT_SECRET
+        self.redirect_uri = redirect_uri
+        self.key = key
+
+    def settings_overrides(self) -> dict[str, Any]:
+        return {
+            "CONNECT_CLIENT_ID": self.client_id,
+            "CONNECT_CLIENT_SECRET": self.client_secret,
+            "CONNECT_KEYS": [self.key],
+            "CONNECT_REDIRECT_URI": self.redirect_uri,
+        }
+
+    def register(self) -> None:
+        self.emulator.control(
+            "POST",
+            "oauth/applications",
+            {
+                "client_id": self.client_id,
+                "client_secret": self.client_secret,
+                "name": "django-orderpay tests",
+                "redirect_uri": self.redirect_uri,
+            },
+        )
+
+    def grants(self) -> list[dict[str, Any]]:
+        """Every seller's grant as the emulator holds it (tokens included)."""
+        return list(self.emulator.control("GET", "oauth/grants")["grants"])
+
+    def revoke(self, account_id: str) -> None:
+        """The seller revokes the platform's access in PagBank."""
+        self.emulator.control("POST", "oauth/revoke", {"account_id": account_id})
+
+    def configure(self, **values: Any) -> None:
+        """``expires_in`` (seconds) and/or ``signer`` (``account``, ``application``)."""
+        self.emulator.control("POST", "oauth/settings", values)
+
+    def authorize(
+        self,
+        client: Client,
+        email: str,
+        *,
+        decision: str = "allow",
+        start_url: str | None = None,
+        **query: str,
+    ) -> Any:
+        """Start as ``client``'s user (at ``start_url``: the package's start view, or a
+        shop's own subclass of it) and answer PagBank's page as ``email``: the
+        callback's response (not followed)."""
+        from urllib.parse import parse_qsl, urlencode
+
+        from django.urls import reverse
+
+        start = client.get(start_url or reverse("orderpay:connect_start"), query)
+        if start.status_code != 302:
+            raise AssertionError(f"the start view answered {start.status_code}")
+        page = requests.get(start["Location"], timeout=CONTROL_TIMEOUT)
+        page.raise_for_status()
+        fields = dict(parse_qsl(urlsplit(start["Location"]).query))
+        fields.update(email=email, decision=decision)
+        answer = requests.post(
+            self.emulator.base_url + "/oauth2/authorize",
+            data=urlencode(fields),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+            allow_redirects=False,
+            timeout=CONTROL_TIMEOUT,
+        )
+        back = urlsplit(answer.headers["Location"])
+        return client.get(back.path, dict(parse_qsl(back.query)))
+
+    def connect_seller(self, client: Client, user: Any, email: str) -> Any:
+        """``user`` connects the emulator's seller ``email``: its ConnectedAccount."""
+        from django_orderpay.emulator.state.oauth import seller_account
+        from django_orderpay.models import ConnectedAccount
+
+        client.force_login(user)
+        response = self.authorize(client, email)
+        if response.status_code not in (200, 302):
+            raise AssertionError(f"the callback answered {response.status_code}")
+        return ConnectedAccount.objects.get(account_id=seller_account(email))
+
+
+@pytest.fixture(scope="session")
+def _orderpay_connect_key() -> str:
+    from django_orderpay.connect.cipher import generate_key
+
+    return generate_key()
+
+
+@pytest.fixture
+def orderpay_connect(
+    orderpay_emulator: OrderPayEmulator, settings: Any, _orderpay_connect_key: str
+) -> Iterator[OrderPayConnect]:
+    """PagBank Connect on ``orderpay_emulator``: an application registered, ``ORDERPAY``'s
+    ``CONNECT_*`` keys pointed at it (a fresh token key), the callback at
+    ``http://testserver`` (the Django test client's host)."""
+    from django.urls import reverse
+
+    handle = OrderPayConnect(
+        orderpay_emulator,
+        "http://testserver" + reverse("orderpay:connect_callback"),
+        _orderpay_connect_key,
+    )
+    handle.register()
+    settings.ORDERPAY = {**settings.ORDERPAY, **handle.settings_overrides()}
     _clear_caches()
     try:
         yield handle

@@ -18,14 +18,32 @@ from django.utils.translation import gettext_lazy as _
 from django_orderpay.admin import create_payment_link
 from django_orderpay.models import Charge, format_cents
 
-from .models import Product, Purchase, PurchaseLine
+from .models import Product, Purchase, PurchaseLine, Seller
 from .payments import payment_state
+
+
+@admin.register(Seller)
+class SellerAdmin(admin.ModelAdmin):
+    """The marketplace's sellers (their PagBank accounts: django-orderpay's connected ones)."""
+
+    list_display = ("name", "user", "commission", "pagbank_account")
+    search_fields = ("name",)
+
+    @admin.display(description=_("PagBank account"))
+    def pagbank_account(self, obj: Seller) -> SafeString | str:
+        account = obj.account
+        if account is None:
+            return _("not connected")
+        url = reverse("admin:django_orderpay_connectedaccount_change", args=[account.pk])
+        return format_html(
+            '<a href="{}">{} ({})</a>', url, account.account_id, account.get_state_display()
+        )
 
 
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
-    list_display = ("name", "price_display", "active")
-    list_filter = ("active",)
+    list_display = ("name", "price_display", "seller", "active")
+    list_filter = ("active", "seller")
     prepopulated_fields = {"slug": ("name",)}
     search_fields = ("name",)
 

@@ -27,6 +27,7 @@ from django_orderpay.checkout import threeds_required as needs_threeds
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.forms import CardPaymentForm, add_payment_error
 
+from .marketplace import splits_for
 from .models import Purchase
 from .payments import _address, card_order, order_payload
 from .views import page
@@ -79,6 +80,8 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
                 reference_id=purchase.reference_id,
                 description=description,
                 capture=not authorise_only(request),
+                # A seller's products: the shop and each seller get their parts.
+                splits=splits_for(purchase),
             )
             if paid is not None:
                 return redirect(purchase)

@@ -1,7 +1,13 @@
-"""The shop's own data: products, and purchases (a cart frozen at checkout) with their lines.
+"""The shop's own data: sellers and their products, and purchases (a cart frozen at checkout)
+with their lines.
 
-Payments live in django-orderpay's models; each provider order points back to
-its purchase through ``Order.shop_object``.
+The shop is a small marketplace: it sells its own products and those of its
+sellers, each of whom connects their PagBank account through PagBank Connect
+(``django_orderpay``'s ``ConnectedAccount``, whose ``owner`` is the seller). A
+purchase with a seller's products is paid with the shop's own token and split:
+the shop is the primary receiver, each seller receives their lines less the
+shop's commission. Payments live in django-orderpay's models; each provider
+order points back to its purchase through ``Order.shop_object``.
 """
 
 from __future__ import annotations
@@ -15,7 +21,53 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from django_orderpay.models import Order, format_cents
+from django_orderpay.models import AccountState, ConnectedAccount, Order, format_cents
+
+
+class Seller(models.Model):
+    """A seller of the marketplace: a user who sells here, paid through their PagBank account."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="seller",
+        verbose_name=_("user"),
+    )
+    name = models.CharField(_("name"), max_length=120)
+    #: What the shop keeps of each sale, in percent; the rest is the seller's.
+    commission = models.PositiveSmallIntegerField(_("commission (%)"), default=10)
+
+    class Meta:
+        ordering = ("name",)
+        verbose_name = _("seller")
+        verbose_name_plural = _("sellers")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def account(self) -> ConnectedAccount | None:
+        """The PagBank account this seller connected (None: not yet)."""
+        return ConnectedAccount.objects.filter(
+            content_type=ContentType.objects.get_for_model(Seller), object_id=str(self.pk)
+        ).first()
+
+    def share_of(self, cents: int) -> int:
+        """The seller's part of a sale of ``cents`` (the commission rounded to the shop)."""
+        return cents * (100 - self.commission) // 100
+
+
+class ProductQuerySet(models.QuerySet["Product"]):
+    def on_sale(self) -> ProductQuerySet:
+        """Active products of the shop, and of sellers whose PagBank account is connected
+        (a seller who must authorise again sells nothing meanwhile)."""
+        connected = ConnectedAccount.objects.filter(
+            content_type=ContentType.objects.get_for_model(Seller), state=AccountState.ACTIVE
+        ).values_list("object_id", flat=True)
+        sellers = [int(pk) for pk in connected if pk.isdigit()]
+        return self.filter(active=True).filter(
+            models.Q(seller__isnull=True) | models.Q(seller__in=sellers)
+        )
 
 
 class Product(models.Model):
@@ -24,6 +76,17 @@ class Product(models.Model):
     description = models.TextField(_("description"), blank=True)
     price = models.PositiveIntegerField(_("price (cents)"))
     active = models.BooleanField(_("on sale"), default=True)
+    #: Who sells it; empty: the shop itself.
+    seller = models.ForeignKey(
+        Seller,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="products",
+        verbose_name=_("seller"),
+    )
+
+    objects = ProductQuerySet.as_manager()
 
     class Meta:
         ordering = ("name",)

@@ -32,6 +32,7 @@ from django_orderpay.forms import (
 from django_orderpay.shopper_messages import refusal_message
 
 from .card_views import card_checkout_form, debit_form, debit_offered, pay_with, shopper
+from .marketplace import is_marketplace
 from .models import Purchase
 from .payments import (
     BOLETO_DAYS,
@@ -76,8 +77,9 @@ def purchase_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 
 def _pay_page(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     total = purchase.total
+    marketplace = is_marketplace(purchase)
     saved_form = None
-    if request.user.is_authenticated:
+    if request.user.is_authenticated and not marketplace:
         saved_form = SavedCardForm(user=request.user, amount=total)
     context = {
         "purchase": purchase,
@@ -87,10 +89,20 @@ def _pay_page(request: HttpRequest, purchase: Purchase) -> HttpResponse:
         "shopper": shopper(purchase),
         "saved_form": saved_form if saved_form is not None and saved_form.has_cards else None,
         "offer_app": is_mobile(request),
+        # A seller's products: only a charge can be split (a card, a boleto).
+        "marketplace": marketplace,
         "pix_minutes": PIX_MINUTES,
         "boleto_days": BOLETO_DAYS,
     }
     return page(request, "shop/pay.html", context)
+
+
+def _split_only(request: HttpRequest, purchase: Purchase) -> HttpResponse | None:
+    """A purchase with a seller's products is paid by a split charge: a card, typed here."""
+    if not is_marketplace(purchase):
+        return None
+    messages.error(request, _("A purchase with products of our sellers is paid by card."))
+    return redirect("shop:pay", reference=purchase.reference)
 
 
 def _unless_payable(request: HttpRequest, purchase: Purchase) -> HttpResponse | None:
@@ -137,7 +149,7 @@ def pay_saved_card(request: HttpRequest, purchase: Purchase) -> HttpResponse:
         return redirect(
             f"{reverse('shop:login')}?next={reverse('shop:pay', args=[purchase.reference])}"
         )
-    refusal = _unless_payable(request, purchase)
+    refusal = _unless_payable(request, purchase) or _split_only(request, purchase)
     if refusal is not None:
         return refusal
     total = purchase.total
@@ -180,6 +192,9 @@ def _start_payment(
 @purchase_view
 def pay_in_app(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     """Create (or reuse) the purchase's deeplink order; the status page then offers the app."""
+    refusal = _split_only(request, purchase)
+    if refusal is not None:
+        return refusal
     if not is_mobile(request):
         messages.error(request, _("Paying in the PagBank app needs a phone or tablet."))
         return redirect("shop:pay", reference=purchase.reference)
@@ -201,6 +216,9 @@ def pay_pix(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     ``arrangement=PAGBANK`` makes the "Pagar com PagBank" QR that only the
     PagBank app pays (offered on computers, where the app link can't open).
     """
+    refusal = _split_only(request, purchase)
+    if refusal is not None:
+        return refusal
     arrangement = "PAGBANK" if request.POST.get("arrangement") == "PAGBANK" else "PIX"
     return _start_payment(
         request,
@@ -214,6 +232,9 @@ def pay_pix(request: HttpRequest, purchase: Purchase) -> HttpResponse:
 @purchase_view
 def pay_boleto(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     """Create (or reuse) the purchase's boleto; the status page shows its line and PDF."""
+    refusal = _split_only(request, purchase)
+    if refusal is not None:
+        return refusal
     return _start_payment(
         request,
         purchase,
@@ -226,7 +247,7 @@ def pay_boleto(request: HttpRequest, purchase: Purchase) -> HttpResponse:
 @purchase_view
 def pay_on_pagbank(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     """Send the shopper to PagBank's own page for the purchase (a hosted checkout)."""
-    refusal = _unless_payable(request, purchase)
+    refusal = _unless_payable(request, purchase) or _split_only(request, purchase)
     if refusal is not None:
         return refusal
     back = request.build_absolute_uri(purchase.get_absolute_url())

@@ -6,7 +6,7 @@ from django.contrib.auth.views import LogoutView
 from django.urls import path
 from django.views.i18n import set_language
 
-from . import account_views, card_views, demo_views, payment_views, views
+from . import account_views, card_views, demo_views, payment_views, seller_views, views
 
 app_name = "shop"
 
@@ -49,6 +49,8 @@ urlpatterns = [
     path("accounts/purchases/", account_views.purchases, name="purchases"),
     path("accounts/cards/", account_views.cards, name="cards"),
     path("accounts/cards/add/", card_views.add_card, name="add_card"),
+    path("seller/", seller_views.seller_home, name="seller"),
+    path("seller/connect/", seller_views.SellerConnectView.as_view(), name="seller_connect"),
     path("accounts/login/", views.ShopLoginView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(next_page="shop:products"), name="logout"),
     # Django's own view: remembers the choice in a cookie, then back to ``next``.

@@ -33,12 +33,13 @@ def page(
 
 @require_GET
 def products(request: HttpRequest) -> HttpResponse:
-    return page(request, "shop/products.html", {"products": Product.objects.filter(active=True)})
+    products = Product.objects.on_sale().select_related("seller")
+    return page(request, "shop/products.html", {"products": products})
 
 
 @require_POST
 def cart_add(request: HttpRequest, product_id: int) -> HttpResponse:
-    product = get_object_or_404(Product, pk=product_id, active=True)
+    product = get_object_or_404(Product.objects.on_sale(), pk=product_id)
     form = QuantityForm(request.POST or {"quantity": 1})
     quantity = form.cleaned_data["quantity"] if form.is_valid() else 1
     Cart(request.session).add(product, max(quantity, 1))

@@ -255,6 +255,7 @@ def pay_checkout(
         base_url=base_url,
         checkout_id=record.id,
         notification_urls=list(record.body.get("payment_notification_urls") or ()),
+        client_id=record.client_id,
     )
     record.order_ids.append(order.id)
     return order

@@ -107,7 +107,7 @@ def notify_checkout(state: State, record: CheckoutRecord, base_url: str) -> None
         return
     body = body_bytes(checkout_json(state, record, base_url))
     headers = {"Content-Type": "application/json", PRODUCT_HEADER: record.id}
-    token = state.token_of(record.account)
+    token = state.signing_token(record)
     if token is not None:
         headers["x-authenticity-token"] = authenticity_token(token, body)
     for url in urls:
@@ -147,6 +147,7 @@ def create_checkout(state: State, call: Call) -> Response:
         expires_at=expires_at,
         code=secrets.token_hex(16).upper(),
         body=body,
+        client_id=call.client_id,
     )
     state.checkouts[record.id] = record
     state.open_checkouts.add(record.id)

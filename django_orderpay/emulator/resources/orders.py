@@ -61,7 +61,12 @@ def has_open_charge(state: State, order: OrderRecord) -> bool:
 def create_order(state: State, call: Call) -> Response:
     """``POST /orders``: 201, the Order; charges run at once, a deeplink is generated."""
     order = open_order(
-        state, call.payload, account=call.merchant, now=call.now, base_url=call.base_url
+        state,
+        call.payload,
+        account=call.merchant,
+        now=call.now,
+        base_url=call.base_url,
+        client_id=call.client_id,
     )
     return Response.json(201, order_json(state, order, call.base_url))
 
@@ -75,12 +80,14 @@ def open_order(
     base_url: str,
     checkout_id: str | None = None,
     notification_urls: list[str] | None = None,
+    client_id: str | None = None,
 ) -> OrderRecord:
     """Validate an Orders API body, create the order, run its charges and notify it.
 
     ``POST /orders``'s work, shared with a checkout's page (``checkout_id``),
     whose orders are notified to its ``payment_notification_urls``
     (``notification_urls``: any number of them, checked by the checkout).
+    ``client_id``: the Connect application whose seller's token made it.
     """
     reject_unknown(body, ORDER_KEYS, "")
     reference_id = require_str(body, "reference_id", "", limit="reference_id", optional=True)
@@ -115,6 +122,7 @@ def open_order(
         shipping=copy.deepcopy(body.get("shipping")),
         notification_urls=notification_urls,
         metadata=metadata,
+        client_id=client_id,
         checkout_id=checkout_id,
     )
     state.orders[order.id] = order

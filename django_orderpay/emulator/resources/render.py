@@ -150,7 +150,7 @@ def notify_order(state: State, order: OrderRecord, base_url: str) -> None:
         urls += [url for url in state.charges[charge_id].notification_urls if url not in urls]
     if urls:
         body = body_bytes(order_json(state, order, base_url))
-        token = state.token_of(order.account)
+        token = state.signing_token(order)
         headers = {"Content-Type": "application/json"}
         if token is not None:
             headers["x-authenticity-token"] = authenticity_token(token, body)

@@ -7,7 +7,9 @@ emulator's default token; how many orders it remembers:
 ``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``);
 where it keeps its state across restarts: ``ORDERPAY["EMULATOR_STATE_FILE"]``
 (:func:`state_file`), so ``runserver`` reloading keeps the provider's orders
-that the database still has.
+that the database still has. The Connect application of ``CONNECT_CLIENT_ID``,
+``CONNECT_CLIENT_SECRET`` and ``CONNECT_REDIRECT_URI``, when all three are
+set, is registered in it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,21 @@ def _emulator_tokens() -> Iterable[str] | Mapping[str, str] | None:
     return tokens or None
 
 
+def _applications() -> list[dict[str, str]]:
+    """The settings' Connect application, registered so the demo can connect sellers."""
+    conf = get_settings(strict=False)
+    if not (conf.connect_client_id and conf.connect_client_secret and conf.connect_redirect_uri):
+        return []
+    return [
+        {
+            "client_id": conf.connect_client_id,
+            "client_secret": conf.connect_client_secret,
+            "name": "django-orderpay",
+            "redirect_uri": conf.connect_redirect_uri,
+        }
+    ]
+
+
 def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
     """Where the mounted emulator keeps its state, or None (kept in memory only).
 
@@ -77,9 +94,15 @@ def state_file(database: Mapping[str, Any] | None = None) -> Path | None:
 def _new_emulator() -> Emulator:
     retain_orders = get_settings(strict=False).emulator_retain_orders
     try:
-        return Emulator(_emulator_tokens(), retain_orders=retain_orders, state_file=state_file())
+        return Emulator(
+            _emulator_tokens(),
+            retain_orders=retain_orders,
+            state_file=state_file(),
+            applications=_applications(),
+        )
     except ValueError as exc:
-        raise ConfigurationError(f"ORDERPAY['EMULATOR_RETAIN_ORDERS']: {exc}") from None
+        key = "CONNECT_REDIRECT_URI" if "Connect" in str(exc) else "EMULATOR_RETAIN_ORDERS"
+        raise ConfigurationError(f"ORDERPAY[{key!r}]: {exc}") from None
 
 
 def get_emulator() -> Emulator:

@@ -35,6 +35,19 @@ ERROR_NAMES = {
     REFUND_TEMPORARILY_UNAVAILABLE: "refund_temporarily_unavailable",
     WALLET_KEY_ALREADY_USED: "wallet_key_already_used",
 }
+#: PagBank Connect's error table (``connect/api/01-codigos-erro.md``): code -> description.
+CONNECT_ERRORS = {
+    "41001": "invalid_request",
+    "41002": "invalid_redirect_uri",
+    "41003": "invalid_client",
+    "41004": "invalid_grant",
+    "41005": "unsupported_grant_type",
+    "41006": "unauthorized_client",
+    "41007": "unsupported_token_type",
+    "41008": "invalid_token",
+    "41012": "token_is_no_longer_active",
+}
+ERROR_NAMES.update(CONNECT_ERRORS)
 
 
 def answered_entry(entry: dict[str, str]) -> dict[str, str]:
@@ -154,6 +167,11 @@ def wallet_key_already_used(parameter_name: str) -> ProviderError:
 def unauthorized() -> ProviderError:
     """401: missing or unknown bearer token (the provider's exact wording)."""
     return _error(401, "UNAUTHORIZED", "Invalid credential. Review AUTHORIZATION header")
+
+
+def connect_error(code: str, status: int = 400, parameter_name: str | None = None) -> ProviderError:
+    """A Connect error (``41004`` ``invalid_grant``...), in the API's error shape."""
+    return _error(status, code, CONNECT_ERRORS[code], parameter_name)
 
 
 def forbidden(description: str = "Access denied to this resource") -> ProviderError:

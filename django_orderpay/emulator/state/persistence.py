@@ -2,11 +2,12 @@
 
 An emulator restarted with the same file (the command line's process, or
 ``runserver`` reloading the in-process mount) still answers for the orders,
-charges, stored cards, splits, deeplinks, Pix QR codes and idempotent answers
-it had, with the same card key: the shop's database and its provider agree
-again, so an admin refund or ``orderpay_sync`` after a restart finds its
-orders. Pending notifications, faults, 3-D Secure sessions and the clock's
-offset are not kept (they are short-lived, or a test's own).
+charges, stored cards, splits, deeplinks, Pix QR codes, idempotent answers,
+Connect applications and sellers' grants it had, with the same card key: the
+shop's database and its provider agree again, so an admin refund or
+``orderpay_sync`` after a restart finds its orders. Pending notifications,
+faults, 3-D Secure sessions and the clock's offset are not kept (they are
+short-lived, or a test's own).
 
 The file is written after every call that may change the state, whole, to a
 temporary file renamed over it (a crash leaves the old one), and read once,
@@ -49,6 +50,9 @@ KEPT = (
     "waiting_boletos",
     "idempotency",
 )
+#: Parts kept since a later version (Connect's applications and sellers' grants): a
+#: file written before them is still read, and they start empty.
+LATER = ("oauth",)
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def save(state: State, path: Path) -> None:
         "key": pem,
         "public_key": state.keys.public_key,
         "key_created_at": state.keys.created_at,
-        "parts": {name: getattr(state, name) for name in KEPT},
+        "parts": {name: getattr(state, name) for name in (*KEPT, *LATER)},
     }
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as file:
@@ -96,6 +100,7 @@ def load(path: Path) -> Saved | None:
             raise ValueError("the card key is not RSA")
         keys = KeyPair(private_key, str(data["public_key"]), int(data["key_created_at"]))
         parts = {name: data["parts"][name] for name in KEPT}
+        parts.update({name: data["parts"][name] for name in LATER if name in data["parts"]})
     except Exception as exc:
         aside = path.with_name(path.name + ".unreadable")
         os.replace(path, aside)

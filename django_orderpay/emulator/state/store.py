@@ -21,6 +21,7 @@ from ..serving.http import Request
 from .clock import Clock
 from .idempotency import IdempotencyStore
 from .keypair import KeyPair
+from .oauth import OAuthStore
 from .options import Options
 from .retention import Retention
 from .threeds import ThreeDSStore
@@ -115,6 +116,8 @@ class OrderRecord:
     shipping: dict[str, Any] | None
     notification_urls: list[str]
     charge_ids: list[str] = field(default_factory=list)
+    #: The Connect application whose access token created it (None: the merchant's own token).
+    client_id: str | None = None
     deeplink_id: str | None = None
     metadata: dict[str, Any] | None = None
     qr_code_ids: list[str] = field(default_factory=list)
@@ -140,6 +143,8 @@ class CheckoutRecord:
     body: dict[str, Any]
     status: str = "ACTIVE"
     order_ids: list[str] = field(default_factory=list)
+    #: The Connect application whose access token created it (None: the merchant's own token).
+    client_id: str | None = None
 
 
 @dataclass
@@ -195,6 +200,8 @@ class State:
     idempotency: IdempotencyStore = field(default_factory=IdempotencyStore)
     #: 3-D Secure sessions and authentications (they expire by themselves).
     threeds: ThreeDSStore = field(default_factory=ThreeDSStore)
+    #: Connect (OAuth 2): applications, codes, sellers' grants.
+    oauth: OAuthStore = field(default_factory=OAuthStore)
     #: Digests (``wallet_digest``) of the wallet keys each merchant has paid with: a key
     #: pays once.
     wallet_keys: dict[str, None] = field(default_factory=dict)
@@ -205,6 +212,18 @@ class State:
             if owner == account:
                 return token
         return None
+
+    def signing_token(self, made: OrderRecord | CheckoutRecord) -> str | None:
+        """The token an order's (or a checkout's) notifications are signed with: its
+        merchant's own, or, for one a Connect application made, the seller's current
+        access token or the application's secret (``OAuthStore.signer``)."""
+        if made.client_id is None:
+            return self.token_of(made.account)
+        if self.oauth.signer == "application":
+            app = self.oauth.applications.get(made.client_id)
+            return app.client_secret if app is not None else None
+        grant = self.oauth.current(made.client_id, made.account)
+        return grant.access_token if grant is not None else None
 
     def clear(self) -> None:
         """Forget every order, charge, card, split, deeplink, checkout and idempotent answer."""
@@ -219,6 +238,7 @@ class State:
         self.waiting_boletos.clear()
         self.idempotency.clear()
         self.threeds.clear()
+        self.oauth.clear()
         self.wallet_keys.clear()
 
 
@@ -236,6 +256,9 @@ class Call:
     payload: dict[str, Any]
     account: str | None
     now: datetime
+    #: The Connect application behind the caller's token (an access token it was
+    #: issued, or its own credentials on ``/oauth2/*``); None for a merchant's token.
+    client_id: str | None = None
 
     @property
     def base_url(self) -> str:

@@ -13,26 +13,70 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
-from django.core.management.base import OutputWrapper
+from django.core.management.base import CommandError, OutputWrapper
 from django.db import connection, connections
+from django.db.models import Count, Q, QuerySet
 
+from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import ChangeSource, Checkout, Order
+from django_orderpay.models import AccountState, ChangeSource, Checkout, ConnectedAccount, Order
 from django_orderpay.services import refresh_checkout, refresh_order
 
 Target = Order | str
 Fetched = Order | OrderPayError
 
 
-def _fetch(target: Target) -> Fetched:
+def _fetch(target: Target, account: ConnectedAccount | None = None) -> Fetched:
     try:
-        return refresh_order(target, source=ChangeSource.SYNC)
+        # A mirrored order is fetched for its own account; an id for ``account``.
+        named = account if isinstance(target, str) else None
+        return refresh_order(target, source=ChangeSource.SYNC, account=named)
     except OrderPayError as exc:
         return exc
 
 
-def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Target, Fetched]]:
+def connected_account(account_id: str | None) -> ConnectedAccount | None:
+    """The connected account ``--account ACCO_...`` names (None: not given)."""
+    if not account_id:
+        return None
+    found = ConnectedAccount.objects.filter(
+        account_id=account_id, environment=get_settings().environment
+    ).first()
+    if found is None:
+        raise CommandError(f"--account {account_id} is not a connected account here")
+    return found
+
+
+Mirror = TypeVar("Mirror", Order, Checkout)
+
+
+def of_account(rows: QuerySet[Mirror], account: ConnectedAccount | None) -> QuerySet[Mirror]:
+    """``rows`` (orders, checkouts) of ``account`` only, when one is given."""
+    return rows if account is None else rows.filter(account=account)
+
+
+def without_unauthorised(
+    orders: QuerySet[Mirror],
+) -> tuple[QuerySet[Mirror], list[tuple[str, int]]]:
+    """``orders`` (or checkouts) less those of connected accounts the platform may not act
+    for now, and, for each such account, how many were left out (``(ACCO_..., count)``)."""
+    if not get_settings().connect_enabled:
+        return orders, []
+    blocked = ~Q(account__isnull=True) & ~Q(account__state=AccountState.ACTIVE)
+    skipped = (
+        orders.filter(blocked)
+        .order_by()
+        .values_list("account__account_id")
+        .annotate(count=Count("pk", distinct=True))
+    )
+    return orders.exclude(blocked), [(account_id, count) for account_id, count in skipped]
+
+
+def fetch_all(
+    targets: Sequence[Target], concurrency: int, account: ConnectedAccount | None = None
+) -> Iterator[tuple[Target, Fetched]]:
     """``(target, its refreshed order or the error)`` for each target, as each finishes.
 
     One after another in this thread when ``concurrency`` is 1 or the caller
@@ -43,7 +87,7 @@ def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Tar
     workers = min(concurrency, len(targets))
     if workers <= 1 or connection.in_atomic_block:
         for target in targets:
-            yield target, _fetch(target)
+            yield target, _fetch(target, account)
         return
     pending = iter(targets)
     take = threading.Lock()
@@ -57,7 +101,7 @@ def fetch_all(targets: Sequence[Target], concurrency: int) -> Iterator[tuple[Tar
                     target = next(pending, None)
                 if target is None:
                     return
-                done.put((target, _fetch(target)))
+                done.put((target, _fetch(target, account)))
         except BaseException as exc:
             done.put(exc)
         finally:
@@ -139,14 +183,19 @@ def refresh_checkouts(
     stderr: OutputWrapper,
     *,
     verbose: bool,
+    account: ConnectedAccount | None = None,
 ) -> int:
-    """Re-fetch each checkout with the orders made on its page, saying so; how many failed."""
+    """Re-fetch each checkout with the orders made on its page, saying so; how many failed.
+
+    A mirrored checkout is fetched for its own account; an id for ``account``.
+    """
     failures = 0
     for checkout in checkouts:
         name = checkout.provider_id if isinstance(checkout, Checkout) else checkout
         before = checkout.status if isinstance(checkout, Checkout) else None
+        named = account if isinstance(checkout, str) else None
         try:
-            fetched = refresh_checkout(checkout)
+            fetched = refresh_checkout(checkout, account=named)
         except OrderPayError as exc:
             failures += 1
             stderr.write(f"{name}: {type(exc).__name__}: {exc}")

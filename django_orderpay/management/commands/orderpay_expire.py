@@ -10,6 +10,10 @@ paid one becomes PAID, an unpaid Pix order EXPIRED (``order_expired`` is
 sent once, after commit), a boleto the provider cancelled CANCELED, and one
 the provider still holds open stays WAITING for the next run.
 
+Each order is asked for with its own account's token (PagBank Connect);
+the orders of a connected account that needs re-authorisation are left out
+(counted on stderr), and ``--account ACCO_...`` keeps to one account.
+
 A hosted checkout still ACTIVE (or INACTIVE) in the mirror after its
 ``expiration_date`` is fetched too (``services.refresh_checkout``), with the
 orders made on its page: it becomes EXPIRED, and ``checkout_expired`` is
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -34,7 +38,7 @@ from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Charge, ChargeStatus, Checkout, Order, OrderStatus, QrCode
 from django_orderpay.services import refresh_order
 
-from ._fetching import refresh_checkouts
+from ._fetching import connected_account, of_account, refresh_checkouts, without_unauthorised
 
 
 def past_their_window() -> Any:
@@ -57,9 +61,21 @@ def past_their_window() -> Any:
 class Command(BaseCommand):
     help = "Close WAITING orders whose Pix QR code expired or boleto is past due, after asking."
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--account", metavar="ACCO_ID", help="only this connected account's orders"
+        )
+
+    def handle(self, *args: Any, account: str | None = None, **options: Any) -> None:
         verbose = options.get("verbosity", 1) >= 1
-        targets = list(past_their_window())
+        acting = connected_account(account)
+        orders, skipped = without_unauthorised(of_account(past_their_window(), acting))
+        for account_id, count in skipped:
+            self.stderr.write(
+                f"{count} orders of connected account {account_id} skipped: it needs "
+                "re-authorisation (docs/connect.md)"
+            )
+        targets = list(orders)
         failures = 0
         for order in targets:
             try:
@@ -71,7 +87,8 @@ class Command(BaseCommand):
             if verbose:
                 self.stdout.write(f"{order.provider_id}: {order.status} -> {refreshed.status}")
         summary = f"{len(targets) - failures} of {len(targets)} orders past their window checked"
-        checkouts = list(Checkout.objects.past_expiry().order_by("expires_at", "pk"))
+        past, _ = without_unauthorised(of_account(Checkout.objects.past_expiry(), acting))
+        checkouts = list(past.order_by("expires_at", "pk"))
         failures += refresh_checkouts(checkouts, self.stdout, self.stderr, verbose=verbose)
         if checkouts:
             summary += f"; {len(checkouts)} checkouts past their time checked"

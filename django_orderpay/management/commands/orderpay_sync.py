@@ -26,6 +26,11 @@ provider answers what the first call did, or does it now, once. An
 operation that can't be re-sent (a card payment: its card data is never
 kept) waits for the provider's notification; it is listed.
 
+Each order is fetched for its own account (PagBank Connect): orders of a
+connected account that needs re-authorisation are left out, counted on
+stderr. ``--account ACCO_...`` keeps to one connected account, and fetches
+the given ids with its token.
+
 Orders are fetched ``--concurrency`` at a time (``ORDERPAY["SYNC_CONCURRENCY"]``,
 8 by default), each in a thread with its own database connection: at the
 provider's latency a thousand orders take seconds, not minutes, and two
@@ -61,7 +66,14 @@ from django_orderpay.exceptions import NotFound, OrderPayError
 from django_orderpay.models import Checkout, Operation, OperationState, Order
 from django_orderpay.services import operations
 
-from ._fetching import Progress, fetch_all, refresh_checkouts
+from ._fetching import (
+    Progress,
+    connected_account,
+    fetch_all,
+    of_account,
+    refresh_checkouts,
+    without_unauthorised,
+)
 
 _ORDER_ID = rules.ORDER_ID_PATTERN
 _CHECKOUT_ID = rules.CHECKOUT_ID_PATTERN
@@ -79,6 +91,12 @@ class Command(BaseCommand):
             help="without ids: only orders created in the last DAYS days (default: all)",
         )
         parser.add_argument(
+            "--account",
+            metavar="ACCO_ID",
+            help="a connected account (PagBank Connect): only its orders, and the given ids "
+            "are fetched with its token",
+        )
+        parser.add_argument(
             "--concurrency",
             type=int,
             metavar="N",
@@ -92,12 +110,14 @@ class Command(BaseCommand):
         order_ids: list[str],
         max_age: int | None,
         concurrency: int | None = None,
+        account: str | None = None,
         **options: Any,
     ) -> None:
         if concurrency is None:
             concurrency = get_settings().sync_concurrency
         elif not 1 <= concurrency <= MAX_SYNC_CONCURRENCY:
             raise CommandError(f"--concurrency must be 1 to {MAX_SYNC_CONCURRENCY}")
+        acting = connected_account(account)
         given = list(order_ids)
         checkouts: list[Checkout | str] = [i for i in given if _CHECKOUT_ID.fullmatch(i)]
         order_ids = [i for i in given if not _CHECKOUT_ID.fullmatch(i)]
@@ -111,8 +131,18 @@ class Command(BaseCommand):
             # An id not mirrored yet is fetched too: that is how one is adopted.
             targets = list(order_ids)
         else:
-            orders = Order.objects.not_final().filter(provider_missing_since__isnull=True)
-            open_checkouts = Checkout.objects.not_final()
+            orders = of_account(
+                Order.objects.not_final().filter(provider_missing_since__isnull=True), acting
+            )
+            orders, skipped = without_unauthorised(orders)
+            for account_id, count in skipped:
+                self.stderr.write(
+                    f"{count} orders of connected account {account_id} skipped: it needs "
+                    "re-authorisation (docs/connect.md)"
+                )
+            open_checkouts, _ = without_unauthorised(
+                of_account(Checkout.objects.not_final(), acting)
+            )
             if max_age is not None:
                 if max_age < 1:
                     raise CommandError("--max-age must be 1 or more")
@@ -124,11 +154,11 @@ class Command(BaseCommand):
         verbosity = options.get("verbosity", 1)
         # Checkouts first: the orders made on their pages are adopted and linked with them.
         checkout_failures = refresh_checkouts(
-            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1
+            checkouts, self.stdout, self.stderr, verbose=verbosity >= 1, account=acting
         )
         failures = 0
         progress = Progress(self.stdout, len(targets), enabled=verbosity >= 1)
-        for target, fetched in fetch_all(targets, concurrency):
+        for target, fetched in fetch_all(targets, concurrency, acting):
             order_id = target.provider_id if isinstance(target, Order) else target
             before = target.status if isinstance(target, Order) else None
             if isinstance(fetched, NotFound) and isinstance(target, Order):
