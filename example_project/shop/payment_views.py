@@ -153,7 +153,7 @@ def pay_saved_card(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     if refusal is not None:
         return refusal
     total = purchase.total
-    form = SavedCardForm(request.POST, user=request.user, amount=total)
+    form = SavedCardForm(request.POST, user=request.user, amount=total, request=request)
     if form.is_valid():
         try:
             order = card_order(purchase, request.user)
