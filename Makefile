@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test demo bench lint tox docs docs-serve package clean
+.PHONY: venv test demo bench lint tox mutants docs docs-serve package clean
 
 venv: $(STAMP)
 
@@ -77,6 +77,20 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python -m tests.benchmarks
 	$(BIN)/python -m tests.benchmarks.production $(BENCH_ARGS)
 
+# Mutation testing of the code that moves money or decides state (mutmut, the
+# `mutants` extra): the functions are named in tests/mutants.py, the survivors
+# explained in docs/testing.md. Minutes, not seconds: not part of `make test` nor
+# CI; run it before resolving an issue that touches those modules. Options:
+# make mutants MUTANTS_ARGS="--max-children 1 'django_orderpay.sync.operations.*'".
+MUTANTS_STAMP := $(VENV)/.mutants-installed
+$(MUTANTS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install -q -e ".[dev,mutants]"
+	touch $(MUTANTS_STAMP)
+
+mutants: $(MUTANTS_STAMP)
+	rm -rf mutants
+	$(BIN)/python -m tests.mutants $(MUTANTS_ARGS)
+
 # Every factor of tox.ini. pyenv's Python 3.12/3.13 are appended to PATH (tox
 # skips the interpreters it still can't find). The pg factors use DATABASE_URL;
 # without one, a throwaway PostgreSQL cluster runs in a temp folder (removed at
@@ -107,4 +121,4 @@ tox: venv
 	$(BIN)/tox $$skip $(TOX_ARGS)
 
 clean:
-	rm -rf $(VENV) .tox .pytest_cache build dist site *.egg-info
+	rm -rf $(VENV) .tox .pytest_cache build dist site *.egg-info mutants

@@ -8,18 +8,22 @@ plans of ``GET /charges/fees/calculate``. :class:`DebitCardForm` pays by debit:
 3-D Secure always, one installment, never stored.
 
 When 3-D Secure runs is ``ORDERPAY['THREEDS']`` (:func:`threeds_required`):
-``always``, ``never``, or ``after_decline``: only once the issuer declined a
-card of the order with a code that asks for authentication (20159, "tente
-novamente usando autenticação"), as the partner plugin's retry does.
+``always`` (the default), ``never``, or ``after_decline``: only once the
+issuer declined a card of the order with a code that asks for authentication
+(20159, "tente novamente usando autenticação"), as the partner plugin's retry
+does. A card whose issuer takes no part (``AUTH_NOT_SUPPORTED``) is charged
+without it only where ``ORDERPAY['THREEDS_ALLOW_NOT_SUPPORTED']`` says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any, cast
 
 from django import forms
 from django.core import signing
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import payloads, rules
@@ -41,14 +45,27 @@ __all__ = [
     "unsign_plans",
 ]
 
+logger = logging.getLogger("django_orderpay.checkout")
+
 #: Issuer decline codes that ask the merchant to retry with 3-D Secure.
 AUTHENTICATION_REQUIRED_CODES = frozenset({"20159"})
 #: Said when a card can't be authenticated for debit (the form, and checkout.js before posting).
 DEBIT_NOT_AUTHENTICATED = _(
     "This card cannot be authenticated for debit: choose another card or method."
 )
+#: Said when a credit card's issuer takes no part in 3-D Secure and the shop requires it.
+CREDIT_NOT_AUTHENTICATED = _(
+    "Your bank does not authenticate this card (3-D Secure): choose another card or "
+    "another way to pay."
+)
+#: The status ``authenticate3DS`` ends with for a card whose issuer takes no part.
+AUTH_NOT_SUPPORTED = "AUTH_NOT_SUPPORTED"
 #: Salt of the signed plans parameters the page carries (amount and limits).
 PLANS_SALT = "django_orderpay.installment_plans"
+#: How long a page's plans token is good for (seconds): a checkout left open
+#: longer still pays (the form prices the plan itself), its choices just stay
+#: unlabelled until it is reloaded.
+PLANS_TOKEN_MAX_AGE = 60 * 60
 
 #: A refused authentication is said above the card (its id is in a hidden field).
 CHECKOUT_FORM_FIELDS = {
@@ -93,25 +110,50 @@ def check_threeds_session_token(token: str) -> None:
     signer.unsign(token, max_age=THREEDS_SESSION_TOKEN_MAX_AGE)
 
 
-def sign_plans(amount: int, max_installments: int, no_interest: int) -> str:
-    """What the page carries to ask for plans: the amount and limits, signed (not editable)."""
-    return signing.dumps([amount, max_installments, no_interest], salt=PLANS_SALT)
+def session_binding(request: Any, *, create: bool = False) -> str:
+    """What ties a plans token to the visitor's session: a digest of its key ("" without one).
+
+    ``create``: give a visitor without a session one (the page that carries the
+    token), so the token is good only with the cookie it was rendered for.
+    """
+    session = getattr(request, "session", None)
+    if session is None:
+        return ""
+    if session.session_key is None and create:
+        session.save()  # a new key, sent as the session cookie with this page
+    key = session.session_key
+    return salted_hmac(PLANS_SALT, key).hexdigest()[:24] if key else ""
 
 
-def unsign_plans(token: str) -> tuple[int, int, int]:
-    """The signed amount and limits (``signing.BadSignature`` when tampered with)."""
-    amount, max_installments, no_interest = signing.loads(token, salt=PLANS_SALT)
+def sign_plans(amount: int, max_installments: int, no_interest: int, session: str = "") -> str:
+    """What the page carries to ask for plans: the amount and limits, signed (not editable),
+    with its time and the session it was rendered for (:func:`session_binding`)."""
+    return signing.dumps([amount, max_installments, no_interest, session], salt=PLANS_SALT)
+
+
+def unsign_plans(
+    token: str, session: str = "", max_age: int = PLANS_TOKEN_MAX_AGE
+) -> tuple[int, int, int]:
+    """The signed amount and limits: ``signing.BadSignature`` when tampered with, older than
+    ``max_age`` seconds (``SignatureExpired``), or made for another session."""
+    amount, max_installments, no_interest, bound = signing.loads(
+        token, salt=PLANS_SALT, max_age=max_age
+    )
+    if not constant_time_compare(str(bound), session):
+        raise signing.BadSignature("the plans token was made for another session")
     return int(amount), int(max_installments), int(no_interest)
 
 
 class CardCheckoutForm(CardPaymentForm):
     """A credit card, with 3-D Secure's ``authentication_id`` and fee plans by ``card_bin``.
 
-    ``threeds``: the page runs 3-D Secure (then an ``authentication_id`` is
-    required: a card whose issuer takes no part in 3-D Secure comes back with
-    none, and pays without it unless ``allow_not_supported`` is False; that
-    status is the browser's word, so a shop that must never charge an
-    unauthenticated card sets it False, as the official plugin does). ``fee_plans``: installments
+    ``threeds``: the page runs 3-D Secure (None: as ``ORDERPAY['THREEDS']``
+    says, :func:`threeds_required`); then an ``authentication_id`` is
+    required. A card whose issuer takes no part in 3-D Secure comes back with
+    none (``AUTH_NOT_SUPPORTED``): that status is the browser's word, which a
+    card tester can type, so it pays without authentication only when
+    ``allow_not_supported`` is True (None: ``ORDERPAY['THREEDS_ALLOW_NOT_SUPPORTED']``,
+    False by default, as the official plugin's default). ``fee_plans``: installments
     are priced by ``services.installment_plans`` (the charge's amount then
     includes the buyer's interest); ``max_installments_no_interest`` is how
     many the shop absorbs.
@@ -130,15 +172,18 @@ class CardCheckoutForm(CardPaymentForm):
     def __init__(
         self,
         *args: Any,
-        threeds: bool = False,
-        allow_not_supported: bool = True,
+        threeds: bool | None = None,
+        allow_not_supported: bool | None = None,
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.threeds = threeds
-        self.allow_not_supported = allow_not_supported
+        conf = get_settings(strict=False)
+        self.threeds = threeds_required(mode=conf.threeds) if threeds is None else threeds
+        self.allow_not_supported = (
+            conf.threeds_allow_not_supported if allow_not_supported is None else allow_not_supported
+        )
         self.fee_plans = fee_plans
         self.max_installments_no_interest = max_installments_no_interest
         self.amount = kwargs.get("amount")
@@ -150,25 +195,40 @@ class CardCheckoutForm(CardPaymentForm):
             field = cast(forms.ChoiceField, self.fields["installments"])
             field.choices = [(n, f"{n}x") for n in range(1, self.max_installments + 1)]
 
-    @property
-    def plans_token(self) -> str:
-        """The signed parameters ``checkout.js`` sends to the plans view."""
+    def plans_token(self, request: Any = None) -> str:
+        """The signed parameters ``checkout.js`` sends to the plans view, for ``request``'s
+        session (one is made if it has none)."""
         return sign_plans(
-            self.amount or 0, self.max_installments, self.max_installments_no_interest
+            self.amount or 0,
+            self.max_installments,
+            self.max_installments_no_interest,
+            session_binding(request, create=True),
         )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.threeds and not data.get("authentication_id"):
-            not_supported = data.get("authentication_status") == "AUTH_NOT_SUPPORTED"
-            if not (not_supported and self.allow_not_supported):
-                self.add_error(
-                    None, _("The card was not authenticated by its bank: please try again.")
-                )
+            self._unauthenticated(data.get("authentication_status") == AUTH_NOT_SUPPORTED)
         installments = data.get("installments") or 1
         if self.fee_plans and self.amount and installments > 1:
             self.plan = self._plan(data.get("card_bin") or "", installments)
         return data
+
+    def _unauthenticated(self, not_supported: bool) -> None:
+        """A page that ran 3-D Secure posted no authentication: refused unless the shop
+        lets a card its issuer does not authenticate pay without (credit only)."""
+        if not not_supported:
+            self.add_error(None, _("The card was not authenticated by its bank: please try again."))
+        elif self.payment_type != "CREDIT_CARD":
+            return  # a debit card: DebitCardForm says why it can't pay
+        elif self.allow_not_supported:
+            # The shop opted in: the charge goes without authentication (the admin
+            # shows it "not authenticated"); the log says why.
+            logger.info(
+                "a card is charged without 3-D Secure: its page said %s", AUTH_NOT_SUPPORTED
+            )
+        else:
+            self.add_error(None, CREDIT_NOT_AUTHENTICATED)
 
     def _plan(self, card_bin: str, installments: int) -> InstallmentPlan | None:
         if not card_bin:

@@ -12,31 +12,80 @@ a session lasts 30 minutes, so ``checkout.js`` asks for a new one before each
 ``authenticate3DS`` (as the official plugin does) instead of trusting the one
 the page was rendered with. The token (signed, 12 hours) says the page is this
 shop's; the merchant's token never leaves the server.
+
+Anyone can call them, and each answer may cost a provider call, so they are
+bounded: each client address and session may ask each of them
+:data:`PLANS_PER_CLIENT` times per :data:`PLANS_WINDOW` (then 429, with
+``Retry-After``). The plans token also expires (``checkout.PLANS_TOKEN_MAX_AGE``)
+and is good only with the session it was rendered for, and the provider's
+answer for an amount and BIN is cached (``services.installment_plans``, 15
+minutes, refusals too). Without that, one token copied from a pay page made a
+provider call per request: an open proxy to ``/charges/fees/calculate`` and a
+free BIN lookup.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Final
 
 from django.core import signing
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from django_orderpay import rules, services
-from django_orderpay.checkout import check_threeds_session_token, plan_choices, unsign_plans
+from django_orderpay import rules, services, throttling
+from django_orderpay.checkout import (
+    check_threeds_session_token,
+    plan_choices,
+    session_binding,
+    unsign_plans,
+)
+from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 
 logger = logging.getLogger("django_orderpay.checkout")
 
+#: Requests a client address (and a session) may make per window. A shopper's
+#: page asks once per card number typed: this leaves room for many corrections.
+PLANS_PER_CLIENT: Final = 30
+#: The window, in seconds.
+PLANS_WINDOW: Final = 10 * 60
+
+
+def _too_many(request: HttpRequest, view: str) -> JsonResponse | None:
+    """Count this request of ``view`` for its address and session: a 429 once one of them
+    is past :data:`PLANS_PER_CLIENT` in the window, else None."""
+    address = throttling.client_address(request.META, get_settings(strict=False).trusted_proxies)
+    session = session_binding(request)
+    over = False
+    for kind, who in (("address", address), ("session", session)):
+        if who:
+            hits = throttling.hit(throttling.key(view, kind, who), PLANS_WINDOW)
+            over = over or hits > PLANS_PER_CLIENT
+    if not over:
+        return None
+    answer = JsonResponse(
+        {"error": _("Too many requests: try again in a few minutes.")}, status=429
+    )
+    answer["Retry-After"] = str(PLANS_WINDOW)
+    return answer
+
 
 @require_GET
 def installment_plans_view(request: HttpRequest) -> JsonResponse:
+    refused = _too_many(request, "plans")
+    if refused is not None:
+        return refused
     card_bin = request.GET.get("bin", "")
     if not rules.is_digits(card_bin, (6,)):
         return JsonResponse({"error": _("bin: the card's first six digits")}, status=400)
     try:
-        amount, max_installments, no_interest = unsign_plans(request.GET.get("plans", ""))
+        amount, max_installments, no_interest = unsign_plans(
+            request.GET.get("plans", ""), session_binding(request)
+        )
+    except signing.SignatureExpired:
+        return JsonResponse({"error": _("plans: expired, reload the page")}, status=400)
     except (signing.BadSignature, ValueError, TypeError):
         return JsonResponse({"error": _("plans: not a parameter this shop made")}, status=400)
     try:
@@ -54,6 +103,9 @@ def installment_plans_view(request: HttpRequest) -> JsonResponse:
 
 @require_POST
 def threeds_session_view(request: HttpRequest) -> JsonResponse:
+    refused = _too_many(request, "3ds-session")
+    if refused is not None:
+        return refused
     try:
         check_threeds_session_token(request.POST.get("token", ""))
     except signing.BadSignature:

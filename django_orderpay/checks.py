@@ -4,7 +4,8 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
 ``orderpay.E002`` on a staging box that serves the emulator with DEBUG off).
 
 - ``orderpay.E001`` (error): no ``TOKEN``.
-- ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False.
+- ``orderpay.E002`` (error): ``ENVIRONMENT`` is ``emulator`` while ``DEBUG`` is False (a
+  mounted emulator then answers 404 unless ``EMULATOR_SERVE_WITHOUT_DEBUG``).
 - ``orderpay.E003`` (error): the API base URL is not https while ``DEBUG`` is False.
 - ``orderpay.E004`` (error): a setting has an invalid value (the message names it).
 - ``orderpay.E005`` (error): ``NOTIFICATION_BACKGROUND`` is on but neither ``django.tasks``
@@ -26,6 +27,13 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
   is not committed before the provider is called.
 - ``orderpay.E007`` (error): PagBank Connect is configured (``CONNECT_CLIENT_ID``) without
   ``CONNECT_CLIENT_SECRET``, or without usable ``CONNECT_KEYS`` to encrypt the tokens.
+- ``orderpay.E008`` (error): ``CARD_CAPTCHA_AFTER_DECLINES`` is set but the
+  ``CARD_CAPTCHA_FIELD`` class can't be imported (install the ``captcha`` extra).
+- ``orderpay.W006`` (warning): the ``default`` cache is Django's ``DummyCache``, so the
+  card-testing limits and the other rate limits count nothing.
+- ``orderpay.I002`` (info, ``check --deploy`` only): the ``default`` cache is one
+  process's memory (``LocMemCache``): with several processes or servers the limits
+  count per process (docs/security.md, "The cache").
 """
 
 from __future__ import annotations
@@ -35,12 +43,15 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Info, Warning, register
+from django.core.checks import CheckMessage, Error, Info, Tags, Warning, register
 
 from django_orderpay.conf import KNOWN_KEYS, env_var, get_settings, unknown_keys
 from django_orderpay.exceptions import ConfigurationError
 
 TAG = "orderpay"
+#: The cache backends the rate limits can't share between processes, or can't count in.
+LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+DUMMY_CACHE = "django.core.cache.backends.dummy.DummyCache"
 #: Django's tasks framework: in Django itself from 6.0, else the django-tasks backport.
 TASKS_MODULES = ("django.tasks", "django_tasks")
 
@@ -106,8 +117,9 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 Error(
                     "ORDERPAY['ENVIRONMENT'] is 'emulator' with DEBUG off: "
                     "payments would go to the built-in emulator, not to the provider.",
-                    hint="Use 'sandbox' or 'production' in a deployment, or silence "
-                    "orderpay.E002 where the emulator is meant (a demo, CI).",
+                    hint="Use 'sandbox' or 'production' in a deployment. Where the emulator "
+                    "is meant with DEBUG off (a staging demo, CI), silence orderpay.E002; a "
+                    "mounted emulator also needs ORDERPAY['EMULATOR_SERVE_WITHOUT_DEBUG'].",
                     id="orderpay.E002",
                 )
             )
@@ -204,6 +216,17 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 )
             )
     messages.extend(_connect_problems(conf))
+    if conf.card_captcha_after_declines and not _importable(conf.card_captcha_field):
+        messages.append(
+            Error(
+                f"CARD_CAPTCHA_AFTER_DECLINES is set but CARD_CAPTCHA_FIELD "
+                f"{conf.card_captcha_field!r} can't be imported: the card forms could not "
+                "ask for a CAPTCHA.",
+                hint="pip install 'django-orderpay[captcha]' and add 'captcha' to "
+                "INSTALLED_APPS (and its URLs), or name another package's form field.",
+                id="orderpay.E008",
+            )
+        )
     for key in unknown_keys():
         closest = closest_key(key)
         messages.append(
@@ -249,3 +272,54 @@ def closest_key(key: str) -> str | None:
     """The known setting ``key`` was most likely meant to be (a typo, or the wrong case)."""
     found = difflib.get_close_matches(key.upper(), KNOWN_KEYS, n=1, cutoff=0.75)
     return found[0] if found else None
+
+
+def _importable(dotted_path: str) -> bool:
+    from django.utils.module_loading import import_string
+
+    try:
+        import_string(dotted_path)
+    except ImportError:
+        return False
+    return True
+
+
+def _default_cache_backend() -> str:
+    return str((getattr(settings, "CACHES", None) or {}).get("default", {}).get("BACKEND", ""))
+
+
+@register(TAG)
+def check_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """The rate limits count in the ``default`` cache: one that counts nothing is a hole."""
+    try:
+        limits = get_settings(strict=False).card_testing_limits
+    except ConfigurationError:
+        return []  # check_settings reports it
+    if _default_cache_backend() == DUMMY_CACHE and limits:
+        return [
+            Warning(
+                "CACHES['default'] is DummyCache: the card-testing limits, the installment "
+                "plans' throttle and the budget of unverified notifications count nothing.",
+                hint="Use a real cache (Redis or Memcached when several processes serve the "
+                "shop), or set ORDERPAY['CARD_TESTING_LIMITS'] to False knowingly.",
+                id="orderpay.W006",
+            )
+        ]
+    return []
+
+
+@register(TAG, Tags.security, deploy=True)
+def check_cache_is_shared(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """``check --deploy``: a per-process cache makes every limit per process."""
+    backend = _default_cache_backend() or LOCAL_CACHE  # Django's default when unset
+    if backend != LOCAL_CACHE:
+        return []
+    return [
+        Info(
+            "CACHES['default'] is LocMemCache, one process's memory: with several processes "
+            "or servers, each counts card attempts and throttles on its own, and the limits "
+            "multiply by their number.",
+            hint="Point CACHES['default'] at a cache every process shares (Redis, Memcached).",
+            id="orderpay.I002",
+        )
+    ]

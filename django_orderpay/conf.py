@@ -45,16 +45,27 @@ Keys (environment variable in brackets):
     account id; default ``[TOKEN]``.
 ``EMULATOR_RETAIN_ORDERS`` (default 5000)
     Orders the mounted emulator remembers; older ones are forgotten.
+``EMULATOR_SERVE_WITHOUT_DEBUG`` (default False)
+    Let the emulator mounted in the shop's URLconf answer while ``DEBUG`` is
+    False (a staging demo); otherwise it answers 404 there.
+``EMULATOR_CONTROL_SECRET``
+    A secret whose ``X-Emulator-Secret`` header opens the mounted emulator's
+    control plane (``/_emulator/...``) to a script; an active staff user
+    logged in to the shop may use it without. Unset, only staff may.
 ``EMULATOR_STATE_FILE``
     Where the mounted emulator keeps its state across restarts: a path, or
     ``False`` for none. Unset: with ``DEBUG`` on, beside the SQLite database
     file (else in the temp folder, one per database); with ``DEBUG`` off, none.
 ``SYNC_CONCURRENCY`` (default 8)
     Orders ``manage.py orderpay_sync`` fetches at the same time.
-``THREEDS`` (default ``never``)
+``THREEDS`` (default ``always``)
     When the card checkout runs 3-D Secure: ``always``, ``never``, or
     ``after_decline`` (only to retry a card the issuer declined with a code
     asking for authentication, 20159). Debit cards always run it.
+``THREEDS_ALLOW_NOT_SUPPORTED`` (default False)
+    Charge a credit card without 3-D Secure when the page says its issuer
+    takes no part (``AUTH_NOT_SUPPORTED``, the browser's word). Off, such a
+    card is refused and the shopper asked for another.
 ``THREEDS_URL``
     Override of the host of the checkout-SDK sessions (``sdk.pagseguro.com``).
 ``ACCOUNT_ID``
@@ -67,6 +78,26 @@ Keys (environment variable in brackets):
     are encrypted with), ``CONNECT_SCOPES``, ``CONNECT_REDIRECT_URI``,
     ``CONNECT_URL``, ``CONNECT_AUTH``, ``CONNECT_REFRESH_MARGIN`` and
     ``CONNECT_NOTIFICATION_SIGNER``.
+``CARD_TESTING_LIMITS`` (default True)
+    Refuse card attempts past the limits below before any call to the
+    provider (``django_orderpay.card_testing``; docs/security.md).
+``CARD_ATTEMPTS_WINDOW`` (seconds, default 3600)
+    How long the card attempts and declines are counted.
+``CARD_ATTEMPTS_PER_ORDER``, ``CARD_DECLINES_PER_ORDER`` (default 6, 3)
+``CARD_ATTEMPTS_PER_SHOPPER``, ``CARD_DECLINES_PER_SHOPPER`` (default 10, 5)
+``CARD_ATTEMPTS_PER_ADDRESS``, ``CARD_DECLINES_PER_ADDRESS`` (default 30, 10)
+    The limits within a window: cards sent, and cards declined, for one
+    purchase, one shopper (a user, else a session) and one client address
+    (0: no such limit).
+``CARD_CAPTCHA_AFTER_DECLINES`` (default 0: never)
+    Once a shopper (or their address) has had this many cards declined in
+    the window, the card forms ask for a CAPTCHA too.
+``CARD_CAPTCHA_FIELD`` (default ``captcha.fields.CaptchaField``)
+    The form field class that asks it: django-simple-captcha's (the
+    ``captcha`` extra), or any CAPTCHA package's field (Turnstile, hCaptcha).
+``TRUSTED_PROXIES`` (default 0)
+    How many proxies in front of the shop append to ``X-Forwarded-For``:
+    the client's address for the limits is then the one the nearest saw.
 """
 
 from __future__ import annotations
@@ -74,7 +105,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, overload
 
 import environ
@@ -98,6 +129,10 @@ DEFAULT_NOTIFICATION_MAX_BODY: Final = rules.MAX_BODY_SIZE
 #: ``orderpay_sync``'s fetches at once: the provider's latency overlaps, the API is not flooded.
 DEFAULT_SYNC_CONCURRENCY: Final = 8
 MAX_SYNC_CONCURRENCY: Final = 64
+#: The CAPTCHA field the card forms add after the first declines (the ``captcha`` extra).
+DEFAULT_CAPTCHA_FIELD: Final = "captcha.fields.CaptchaField"
+#: More proxies than this in front of a shop is a misreading of the setting.
+MAX_TRUSTED_PROXIES: Final = 10
 #: Orders the mounted emulator remembers (its own default, repeated: conf imports no emulator).
 DEFAULT_EMULATOR_RETAIN_ORDERS: Final = 5000
 #: The emulator serves the SDK script at this path under its root.
@@ -126,6 +161,18 @@ CONNECT_SIGNERS: Final = ("either", "account", "application")
 #: Refresh an account's token this long before it expires (the official WooCommerce
 #: plugin's 30 days), or a quarter of its lifetime when that is shorter.
 DEFAULT_CONNECT_REFRESH_MARGIN: Final = 30 * 24 * 3600
+#: Safe by default: every credit card is authenticated unless the shop says otherwise.
+DEFAULT_THREEDS: Final = "always"
+#: The card-testing limits' defaults: (setting, default). Why these numbers: docs/security.md.
+CARD_LIMIT_DEFAULTS: Final = {
+    "CARD_ATTEMPTS_WINDOW": 3600,
+    "CARD_ATTEMPTS_PER_ORDER": 6,
+    "CARD_DECLINES_PER_ORDER": 3,
+    "CARD_ATTEMPTS_PER_SHOPPER": 10,
+    "CARD_DECLINES_PER_SHOPPER": 5,
+    "CARD_ATTEMPTS_PER_ADDRESS": 30,
+    "CARD_DECLINES_PER_ADDRESS": 10,
+}
 
 
 @dataclass(frozen=True)
@@ -179,6 +226,8 @@ KNOWN_KEYS: Final = frozenset(
         "NOTIFICATION_MAX_BODY",
         "EMULATOR_TOKENS",
         "EMULATOR_RETAIN_ORDERS",
+        "EMULATOR_SERVE_WITHOUT_DEBUG",
+        "EMULATOR_CONTROL_SECRET",
         "EMULATOR_STATE_FILE",
         "SYNC_CONCURRENCY",
         "THREEDS",
@@ -193,6 +242,18 @@ KNOWN_KEYS: Final = frozenset(
         "CONNECT_AUTH",
         "CONNECT_REFRESH_MARGIN",
         "CONNECT_NOTIFICATION_SIGNER",
+        "THREEDS_ALLOW_NOT_SUPPORTED",
+        "CARD_TESTING_LIMITS",
+        "CARD_ATTEMPTS_WINDOW",
+        "CARD_ATTEMPTS_PER_ORDER",
+        "CARD_DECLINES_PER_ORDER",
+        "CARD_ATTEMPTS_PER_SHOPPER",
+        "CARD_DECLINES_PER_SHOPPER",
+        "CARD_ATTEMPTS_PER_ADDRESS",
+        "CARD_DECLINES_PER_ADDRESS",
+        "TRUSTED_PROXIES",
+        "CARD_CAPTCHA_AFTER_DECLINES",
+        "CARD_CAPTCHA_FIELD",
     }
 )
 _SORTED_KEYS: Final = tuple(sorted(KNOWN_KEYS))
@@ -219,10 +280,12 @@ class OrderPaySettings:
     notification_max_body: int
     emulator_tokens: tuple[str, ...] | Mapping[str, str]
     emulator_retain_orders: int = DEFAULT_EMULATOR_RETAIN_ORDERS
+    emulator_serve_without_debug: bool = False
+    emulator_control_secret: str | None = field(default=None, repr=False)
     #: None: the default (see django_orderpay.emulator.serving.django_view); "": none.
     emulator_state_file: str | None = None
     sync_concurrency: int = DEFAULT_SYNC_CONCURRENCY
-    threeds: str = "never"
+    threeds: str = DEFAULT_THREEDS
     threeds_url: str = ""
     account_id: str | None = None
     connect_client_id: str | None = None
@@ -239,6 +302,14 @@ class OrderPaySettings:
     def connect_enabled(self) -> bool:
         """Whether a Connect application is configured (its client id)."""
         return bool(self.connect_client_id)
+
+    threeds_allow_not_supported: bool = False
+    card_testing_limits: bool = True
+    #: ``CARD_LIMIT_DEFAULTS``' keys in lower case -> their values.
+    card_limits: Mapping[str, int] = field(default_factory=lambda: _card_limit_defaults())
+    trusted_proxies: int = 0
+    card_captcha_after_declines: int = 0
+    card_captcha_field: str = DEFAULT_CAPTCHA_FIELD
 
     @property
     def threeds_env(self) -> str:
@@ -480,6 +551,8 @@ def _parse() -> OrderPaySettings:
             integer=True,
             minimum=1,
         ),
+        emulator_serve_without_debug=reader.boolean("EMULATOR_SERVE_WITHOUT_DEBUG", False),
+        emulator_control_secret=reader.string("EMULATOR_CONTROL_SECRET"),
         emulator_state_file=_state_file(reader),
         sync_concurrency=_bounded(
             reader, "SYNC_CONCURRENCY", DEFAULT_SYNC_CONCURRENCY, MAX_SYNC_CONCURRENCY
@@ -505,6 +578,21 @@ def _parse() -> OrderPaySettings:
             minimum=0,
         ),
         connect_notification_signer=_choice(reader, "CONNECT_NOTIFICATION_SIGNER", CONNECT_SIGNERS),
+        threeds_allow_not_supported=reader.boolean("THREEDS_ALLOW_NOT_SUPPORTED", False),
+        card_testing_limits=reader.boolean("CARD_TESTING_LIMITS", True),
+        card_limits={
+            # A window of 0 seconds would count nothing; a limit of 0 is "no such limit".
+            key.lower(): int(
+                _number(reader, key, default, integer=True, minimum=int(key.endswith("WINDOW")))
+            )
+            for key, default in CARD_LIMIT_DEFAULTS.items()
+        },
+        trusted_proxies=_bounded_from_zero(reader, "TRUSTED_PROXIES", 0, MAX_TRUSTED_PROXIES),
+        card_captcha_after_declines=_number(
+            reader, "CARD_CAPTCHA_AFTER_DECLINES", 0, integer=True, minimum=0
+        ),
+        card_captcha_field=reader.string("CARD_CAPTCHA_FIELD", DEFAULT_CAPTCHA_FIELD)
+        or DEFAULT_CAPTCHA_FIELD,
     )
 
 
@@ -548,8 +636,19 @@ def _state_file(reader: _Reader) -> str | None:
     return os.fspath(value) if value is not None else None
 
 
+def _card_limit_defaults() -> dict[str, int]:
+    return {key.lower(): value for key, value in CARD_LIMIT_DEFAULTS.items()}
+
+
+def _bounded_from_zero(reader: _Reader, key: str, default: int, maximum: int) -> int:
+    value = int(_number(reader, key, default, integer=True, minimum=0))
+    if value > maximum:
+        raise ConfigurationError(f"{_where(key)} must be a whole number from 0 to {maximum}.")
+    return value
+
+
 def _threeds_mode(reader: _Reader) -> str:
-    mode = reader.string("THREEDS", "never")
+    mode = reader.string("THREEDS", DEFAULT_THREEDS)
     if mode not in THREEDS_MODES:
         raise ConfigurationError(f"{_where('THREEDS')} must be one of {', '.join(THREEDS_MODES)}.")
     return mode

@@ -24,7 +24,7 @@ def holds_money(charge: Charge) -> bool:
     return charge.amount_paid > charge.amount_refunded
 
 
-#: Where a charge never paid sorts among the others (last, as PostgreSQL orders NULLs).
+#: Where a charge without a ``paid_at`` sorts among the others: last, as in the query.
 _NEVER = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
@@ -46,7 +46,8 @@ def other_payments(charge: Charge) -> QuerySet[Charge]:
         same_purchase.exclude(pk=charge.pk)
         .filter(HOLDS_MONEY)
         .select_related("order")
-        .order_by("paid_at", "pk")
+        # NULLs last on every database (SQLite puts them first), as other_payments_among.
+        .order_by(F("paid_at").asc(nulls_last=True), "pk")
     )
 
 

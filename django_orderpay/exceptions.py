@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured, PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, SuspiciousOperation
 
 from ._deprecation import deprecated_getattr
 
@@ -277,6 +277,42 @@ class CardTokenNotOwned(OrderPayError, PermissionDenied):
 
     A ``PermissionDenied``, so a Django or DRF view that lets it through
     answers 403. Raised before any call to the provider.
+    """
+
+
+class TooManyCardAttempts(OrderPayError):
+    """A card attempt refused by the card-testing limits; nothing was sent.
+
+    ``scope`` is what was counted (``order``: the purchase, ``shopper``,
+    ``address``), ``kind`` what (``attempts`` or ``declines``), ``limit``
+    the limit reached and ``retry_after`` the window in seconds (at most that
+    long until the counters start again).
+    ``django_orderpay.shopper_messages.refusal_message`` says it to a shopper.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        scope: str = "",
+        kind: str = "",
+        limit: int = 0,
+        retry_after: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.kind = kind
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class UnsafeURL(OrderPayError, SuspiciousOperation):
+    """A URL handed to a template tag (for a script to fetch or go to) is not this site's.
+
+    Only a relative URL, or an absolute one on the request's own host and
+    scheme, may reach ``payment.js``: anything else (``javascript:``, another
+    host) is refused when the page renders. A ``SuspiciousOperation``, so
+    Django answers 400 and logs it to ``django.security``.
     """
 
 

@@ -6,8 +6,12 @@
 into inputs without a ``name`` (``{% orderpay_card_form %}``), so the browser
 never posts them. :class:`SavedCardForm` pays with one of the user's stored
 cards. Both have ``pay(order, amount)``, which calls the services and turns
-a refusal (bad input, provider error, provider unreachable) into form errors
-naming the field, so a view never shows a 500 for a customer's mistake.
+a refusal (bad input, provider error, provider unreachable, the card-testing
+limits) into form errors naming the field, so a view never shows a 500 for a
+customer's mistake. Given ``request=``, both count the shopper's session and
+address against the card-testing limits (:mod:`django_orderpay.card_testing`),
+and refuse in ``is_valid()`` once one is reached, before the view makes an
+order.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from django import forms
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils.translation import gettext_lazy as _
 
-from django_orderpay import payloads, rules, services
+from django_orderpay import card_testing, payloads, rules, services
+from django_orderpay.card_testing import Shopper
 from django_orderpay.exceptions import (
     OrderPayError,
     OutcomeUnknown,
@@ -31,6 +36,7 @@ from django_orderpay.exceptions import (
     PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
+    TooManyCardAttempts,
 )
 from django_orderpay.installments import (
     InstallmentPlan,
@@ -151,9 +157,9 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         form.in_progress = error  # type: ignore[attr-defined]
         form.add_error(None, IN_PROGRESS)
         return
-    if is_shop_side(error):
-        # The token, the account or the settings: the shopper can do nothing about
-        # it, staff must (refusal_message logs it as an error).
+    if isinstance(error, TooManyCardAttempts) or is_shop_side(error):
+        # The card-testing limits, or the token, the account or the settings: the
+        # shopper reads what to do (refusal_message logs a shop-side error for staff).
         form.add_error(None, str(refusal_message(error)))
         return
     if isinstance(error, PayloadError):
@@ -184,6 +190,34 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
             form.add_error(None, _("The payment was refused: %(detail)s") % {"detail": detail})
 
 
+def _shopper(request: Any, user: Any) -> Shopper:
+    """Who the card-testing limits count: the request's shopper, else ``user`` alone."""
+    return Shopper.from_request(request) if request is not None else Shopper.of_user(user)
+
+
+#: The field a card form asks for a CAPTCHA in, once the shopper's cards were declined.
+CAPTCHA_FIELD = "captcha"
+
+
+def _ask_for_captcha(form: forms.Form, shopper: Shopper) -> None:
+    """Add the CAPTCHA field when the shopper's declines call for it (``card_testing``)."""
+    if card_testing.captcha_required(shopper):
+        field = card_testing.captcha_field()
+        field.label = _("Security check")
+        field.error_messages["required"] = _(
+            "Some cards were declined: answer the security check to go on."
+        )
+        form.fields[CAPTCHA_FIELD] = field
+
+
+def _refuse_if_limited(form: forms.Form, shopper: Shopper) -> None:
+    """The card-testing limits' early check: refused now, before the view makes an order."""
+    try:
+        card_testing.check(shopper)
+    except TooManyCardAttempts as error:
+        add_payment_error(form, error, {})
+
+
 def _field_message(form: forms.Form, field: str, detail: str) -> str:
     label = form.fields[field].label or field
     return _("%(label)s: %(detail)s") % {"label": label, "detail": detail}
@@ -210,7 +244,9 @@ class CardPaymentForm(IntentMixin, forms.Form):
 
     ``user`` (the paying user) decides whether ``save_card`` is offered: a
     stored card belongs to a user, so an anonymous buyer is not offered one.
-    ``amount`` (cents) only labels the installment choices.
+    ``amount`` (cents) only labels the installment choices. ``request`` (the
+    view's) names the shopper for the card-testing limits: its session and
+    address are counted too.
     """
 
     encrypted_card = forms.CharField(
@@ -238,6 +274,7 @@ class CardPaymentForm(IntentMixin, forms.Form):
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
         resend: str = "",
+        request: Any = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", CARD_FORM_AUTO_ID)
@@ -248,9 +285,16 @@ class CardPaymentForm(IntentMixin, forms.Form):
         #: The intent of this page's payment still waiting for its answer (see
         #: ``pending_intent``): ``checkout.js`` sends that very post again if it has it.
         self.resend = resend if is_intent(resend) else ""
+        self.shopper = _shopper(request, user)
         _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]
+        _ask_for_captcha(self, self.shopper)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        _refuse_if_limited(self, self.shopper)
+        return data
 
     def clean_holder_name(self) -> str:
         name = " ".join(self.cleaned_data["holder_name"].split())
@@ -323,6 +367,7 @@ class CardPaymentForm(IntentMixin, forms.Form):
                 order,
                 [self.charge(amount, **charge_options)],
                 idempotency_key=self.operation_key("pay"),
+                shopper=self.shopper,
             )
         except OrderPayError as error:
             add_payment_error(self, error, self.error_fields)
@@ -367,6 +412,7 @@ class SavedCardForm(IntentMixin, forms.Form):
         max_installments: int = rules.MAX_INSTALLMENTS,
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
+        request: Any = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", SAVED_CARD_FORM_AUTO_ID)
@@ -374,6 +420,8 @@ class SavedCardForm(IntentMixin, forms.Form):
         self.user = user
         self.amount = amount
         self.plan: InstallmentPlan | None = None
+        self.shopper = _shopper(request, user)
+        _ask_for_captcha(self, self.shopper)
         tokens = CardToken.objects.none()
         if user.is_authenticated:
             tokens = (
@@ -424,6 +472,7 @@ class SavedCardForm(IntentMixin, forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        _refuse_if_limited(self, self.shopper)
         token, installments = data.get("card_token"), data.get("installments")
         if token is not None and installments and token.pk in self.plans:
             self.plan = plan_for(self.plans[token.pk], installments)
@@ -448,6 +497,7 @@ class SavedCardForm(IntentMixin, forms.Form):
                 installments=self.cleaned_data["installments"],
                 capture=capture,
                 idempotency_key=self.operation_key("pay"),
+                shopper=self.shopper,
             )
         except OrderPayError as error:
             add_payment_error(self, error, SAVED_CARD_FORM_FIELDS)

@@ -34,6 +34,7 @@ from .exceptions import (
     PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
+    TooManyCardAttempts,
 )
 
 logger = logging.getLogger(__name__)
@@ -165,6 +166,9 @@ REFUSALS: tuple[tuple[tuple[str, ...], Promise], ...] = (
     (("shipping", "address"), _("Check the delivery address.")),
 )
 GENERIC_REFUSAL = _("The payment could not be processed. Try again, or pay another way.")
+#: The card-testing limits refused the attempt (``TooManyCardAttempts``).
+TOO_MANY_CARD_ATTEMPTS = _("For your security, paying by card is paused after too many attempts.")
+TOO_MANY_CARD_ATTEMPTS_HINT = _("Please try again later, or choose another way to pay.")
 BUSY = _("The payment service is busy right now. Try again in a moment.")
 #: Another payment of the same purchase has no outcome yet (``PaymentInProgress``).
 IN_PROGRESS = _(
@@ -190,11 +194,13 @@ class ShopperMessage:
     hint: bool = True
     #: The shop's own setup failed: another card would not help, so no hint.
     shop_side: bool = False
+    #: What to do, when neither "try again" nor "another card" is it.
+    hint: str | None = None
 
     def __str__(self) -> str:
         if self.shop_side or not self.hint:
             return self.text
-        hint = RETRY_HINT if self.may_retry else OTHER_CARD_HINT
+        hint = self.hint or (RETRY_HINT if self.may_retry else OTHER_CARD_HINT)
         return f"{self.text} {hint}"
 
 
@@ -244,6 +250,8 @@ def refusal_message(error: Any) -> ShopperMessage:
             error,
         )
         return ShopperMessage(str(SHOP_UNAVAILABLE), shop_side=True)
+    if isinstance(error, TooManyCardAttempts):
+        return ShopperMessage(str(TOO_MANY_CARD_ATTEMPTS), hint=str(TOO_MANY_CARD_ATTEMPTS_HINT))
     if isinstance(error, ProviderUnavailable):  # rate limits and outages included
         return ShopperMessage(str(BUSY), may_retry=True)
     if isinstance(error, ProviderError):

@@ -38,6 +38,13 @@ acts on a state that was rolled back. Receivers get keyword arguments:
   still bring money (none paid, authorised, in analysis or waiting): release
   what the purchase held. A checkout paid before it expired is never
   announced expired (a paid purchase must not be cancelled by its expiry).
+- ``card_attempts_refused``: ``refusal`` (the
+  :class:`~django_orderpay.models.CardAttemptRefusal` row), ``shopper``
+  (:class:`~django_orderpay.card_testing.Shopper`), ``scope`` (``order``,
+  ``shopper``, ``address``), ``kind`` (``attempts``, ``declines``), ``limit``,
+  ``count``; sender ``CardAttemptRefusal``. Sent at once (no transaction is
+  involved), for each card attempt the card-testing limits refuse: alert
+  staff, block the address, ask for a CAPTCHA.
 
 A receiver that raises does not stop the others; its error is logged.
 """
@@ -53,7 +60,15 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from .duplicates import other_payments, other_payments_among
-from .models import CardToken, Charge, ChargeStatus, Checkout, ConnectedAccount, Order
+from .models import (
+    CardAttemptRefusal,
+    CardToken,
+    Charge,
+    ChargeStatus,
+    Checkout,
+    ConnectedAccount,
+    Order,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +82,7 @@ order_expired = Signal()
 payment_duplicated = Signal()
 account_connected = Signal()
 account_needs_authorization = Signal()
+card_attempts_refused = Signal()
 checkout_paid = Signal()
 checkout_expired = Signal()
 
@@ -210,3 +226,8 @@ def announce_duplicates_of(charge: Charge, source: str) -> None:
     """After commit, ``payment_duplicated`` for a paid ``charge`` if its purchase was paid
     already (for a charge that joined its shop object after it was paid: a checkout's)."""
     transaction.on_commit(partial(_announce_if_duplicated, charge, source, ()))
+
+
+def announce_card_attempts_refused(**kwargs: object) -> None:
+    """Send ``card_attempts_refused`` now: a refusal writes nothing a rollback could undo."""
+    _send(card_attempts_refused, CardAttemptRefusal, **kwargs)

@@ -7,14 +7,28 @@ the provider's sandbox with::
 
     ORDERPAY_ENVIRONMENT=sandbox ORDERPAY_TOKEN=<sandbox token> \\
     SITE_URL=https://<public address of this shop> DEBUG=false \\
-    SECRET_KEY=<secret> ALLOWED_HOSTS=<host> python manage.py runserver
+    SECRET_KEY=<secret> ALLOWED_HOSTS=<host> \\
+    SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https python manage.py runserver
+
+(the public address being a tunnel or proxy that terminates TLS and sets
+``X-Forwarded-Proto``).
 
 Any other ``ORDERPAY_<KEY>`` variable (PUBLIC_KEY, TIMEOUT, ...) is read by
 django-orderpay itself (see ``django_orderpay/conf.py``).
+
+With ``DEBUG`` off the shop is served as a deployment must be, and
+``manage.py check --deploy`` has nothing to say: HTTPS only (redirect,
+HSTS for a year, secure cookies), the sandbox unless ``ORDERPAY_ENVIRONMENT``
+says otherwise. Each of those can be changed from the environment
+(``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS``, ``SECURE_HSTS_INCLUDE_SUBDOMAINS``,
+``SECURE_HSTS_PRELOAD``, ``SESSION_COOKIE_SECURE``, ``CSRF_COOKIE_SECURE``,
+``SECURE_PROXY_SSL_HEADER`` as ``HTTP_X_FORWARDED_PROTO,https`` behind a proxy
+that sets it, ``CACHE_URL`` for a cache shared by several processes).
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import environ
@@ -31,6 +45,17 @@ SECRET_KEY = env.str(
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 #: Where shoppers (and the provider's notifications) reach this shop.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+
+# Served over HTTPS only once DEBUG is off (``check --deploy``); each overridable.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+# Behind a proxy that terminates TLS and says so (never trust a header nobody strips).
+if env.str("SECURE_PROXY_SSL_HEADER", default=""):
+    SECURE_PROXY_SSL_HEADER = tuple(env.list("SECURE_PROXY_SSL_HEADER"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -94,6 +119,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-orderpay's card-testing limits count in the cache: one process's memory
+# by default; with several processes or servers, a shared one (CACHE_URL=redis://...).
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -110,7 +139,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
-ORDERPAY_ENVIRONMENT = env.str("ORDERPAY_ENVIRONMENT", default="emulator")
+# The demo's provider is the emulator; with DEBUG off, the sandbox unless told otherwise.
+ORDERPAY_ENVIRONMENT = env.str("ORDERPAY_ENVIRONMENT", default="emulator" if DEBUG else "sandbox")
 # The ORDERPAY dict wins over ORDERPAY_* variables, so only keys that have a
 # demo default (or depend on SITE_URL) are set here; the rest come from the
 # environment through django-orderpay's own fallbacks.
@@ -127,6 +157,11 @@ ORDERPAY = {
     # The demo authenticates every card payment with 3-D Secure (the emulator's
     # bank asks some cards for a code: docs/3ds.md has the test cards).
     "THREEDS": env.str("ORDERPAY_THREEDS", default="always"),
+    # The demo's own pages resolve a payment in analysis through the mounted
+    # emulator's control plane, with this secret (a new one each start).
+    "EMULATOR_CONTROL_SECRET": env.str(
+        "ORDERPAY_EMULATOR_CONTROL_SECRET", default=secrets.token_urlsafe(32)
+    ),
 }
 #: The card checkout's installments come from the provider's fee plans (the
 #: buyer pays the interest past SHOP_INSTALLMENTS_NO_INTEREST installments).

@@ -25,6 +25,15 @@ def trusting(orderpay) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_counts_from_earlier_tests():
+    """Each test starts with no rate-limit counted (cards declined by earlier tests, from
+    the test client's one address, would otherwise add up to a card tester)."""
+    from django_orderpay import throttling
+
+    throttling.reset()
+
+
+@pytest.fixture(autouse=True)
 def _language_of_the_next_test_is_its_own():
     """A request in pt-BR leaves its language active in the thread (LocaleMiddleware
     never deactivates it): tests after it would speak Portuguese by accident."""

@@ -136,7 +136,13 @@ def test_a_confirmation_page_posted_twice_refunds_once(orderpay_emulator, boss):
     assert at_provider(paid)["amount"]["summary"]["refunded"] == 300
     paid.refresh_from_db()
     assert paid.amount_refunded == 300
-    assert messages_of(again)[-1][0] == "success"
+    # ...and staff read which happened.
+    [(level, text)] = messages_of(again)
+    assert level == "info"
+    assert text.startswith(
+        f"{paid}: already refunded by the same request (this page was confirmed before; "
+        "nothing more was done): refunded R$ 3.00"
+    )
 
 
 # --- partial refund -------------------------------------------------------------------
@@ -303,6 +309,7 @@ def test_a_refund_without_an_answer_is_unknown_and_confirming_again_refunds_once
 
     [(level, text)] = messages_of(again)
     assert level == "success", text
+    assert "by continuing operation" in text and "(its outcome was unknown)" in text
     charge.refresh_from_db()
     assert charge.amount_refunded == 300
     provider = get_client().get_charge(charge.provider_id)

@@ -184,3 +184,32 @@ def test_the_emulator_mounted_outside_the_emulator_environment_is_e006(settings)
     assert len(messages) == 1
     assert "mounted at 'emulator/'" in messages[0].msg
     assert ids(DEBUG=True, ORDERPAY={"TOKEN": "tok", "ENVIRONMENT": "emulator"}) == []
+
+
+def test_a_dummy_cache_counts_no_limit_and_is_w006():
+    dummy = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    good = {"TOKEN": "tok", "ENVIRONMENT": "production", "NOTIFICATION_URL": "https://s.example/n"}
+    assert ids(DEBUG=False, ORDERPAY=good, CACHES=dummy) == ["orderpay.W006"]
+    off = {**good, "CARD_TESTING_LIMITS": False}
+    assert ids(DEBUG=False, ORDERPAY=off, CACHES=dummy) == []
+
+
+def test_a_per_process_cache_is_i002_under_check_deploy():
+    local = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    shared = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache"}}
+    with override_settings(CACHES=local):
+        found = [m.id for m in checks.run_checks(include_deployment_checks=True)]
+        plain = [m.id for m in checks.run_checks()]
+    assert "orderpay.I002" in found and "orderpay.I002" not in plain
+    with override_settings(CACHES=shared):
+        found = [m.id for m in checks.run_checks(include_deployment_checks=True)]
+    assert "orderpay.I002" not in found
+
+
+def test_a_captcha_field_that_cannot_be_imported_is_e008():
+    good = {"TOKEN": "tok", "ENVIRONMENT": "production", "NOTIFICATION_URL": "https://s.example/n"}
+    asked = {**good, "CARD_CAPTCHA_AFTER_DECLINES": 2}
+    assert ids(DEBUG=False, ORDERPAY=asked) == []  # django-simple-captcha is installed here
+    missing = {**asked, "CARD_CAPTCHA_FIELD": "no_such_package.fields.Captcha"}
+    assert ids(DEBUG=False, ORDERPAY=missing) == ["orderpay.E008"]
+    assert ids(DEBUG=False, ORDERPAY={**missing, "CARD_CAPTCHA_AFTER_DECLINES": 0}) == []

@@ -284,6 +284,20 @@ def test_prune_deletes_rows_older_than_n_days_in_batches():
     assert not remaining & {d.pk for d in old}
 
 
+def test_prune_deletes_old_card_attempt_refusals_too():
+    from django_orderpay.models import CardAttemptRefusal
+
+    old = CardAttemptRefusal.objects.create(scope="address", kind="declines", limit=10)
+    recent = CardAttemptRefusal.objects.create(scope="address", kind="declines", limit=10)
+    when = timezone.now() - dt.timedelta(days=40)
+    CardAttemptRefusal.objects.filter(pk=old.pk).update(first_refused_at=when)
+
+    out, _ = run("orderpay_prune", "--days", "30")
+
+    assert "1 card attempt refusals older than 30 days deleted" in out
+    assert list(CardAttemptRefusal.objects.values_list("pk", flat=True)) == [recent.pk]
+
+
 def test_prune_can_keep_failed_deliveries():
     failed = aged(40, outcome=DeliveryOutcome.FAILED)
     aged(40, outcome=DeliveryOutcome.PROCESSED)

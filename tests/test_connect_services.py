@@ -314,3 +314,26 @@ def test_a_hosted_checkout_for_a_seller_and_its_page_payment(
     assert services.refresh_checkout(checkout).account == seller_a
     with pytest.raises(PayloadError):
         services.inactivate_checkout(checkout, account=seller_b)
+
+
+def test_installment_plans_are_asked_and_kept_per_account(
+    orderpay_emulator, orderpay_connect, accounts
+):
+    from django_orderpay.exceptions import OrderPayError, ProviderError
+
+    seller_a, seller_b = accounts
+    plans = services.installment_plans(10000, card_bin="411111", account=seller_a)
+    orderpay_emulator.control("POST", "options", {"fees_configured": False})
+
+    # Seller A's plans are A's: kept for A, never served to B or to the platform itself.
+    assert services.installment_plans(10000, card_bin="411111", account=seller_a) == plans
+    for account in (seller_b, None):
+        with pytest.raises(ProviderError, match="fees_not_configured"):
+            services.installment_plans(10000, card_bin="411111", account=account)
+
+    # And asked with A's own token: once A revokes the platform, A's plans are refused.
+    orderpay_emulator.control("POST", "options", {"fees_configured": True})
+    orderpay_connect.revoke(seller_a.account_id)
+    with pytest.raises(OrderPayError):
+        services.installment_plans(20000, card_bin="411111", account=seller_a)
+    assert services.installment_plans(20000, card_bin="411111")  # the platform's token works

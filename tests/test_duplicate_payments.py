@@ -7,13 +7,16 @@ once the second payment is mirrored; the example shop refunds it at once.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.urls import reverse
 
 from django_orderpay import signals
-from django_orderpay.duplicates import other_payments
+from django_orderpay.duplicates import other_payments, other_payments_among
 from django_orderpay.models import Charge, ChargeStatus, Order, QrCode
 from django_orderpay.services import cancel_charge, create_order, simulate_pix_payment
+from django_orderpay.testing.factories import ChargeFactory, OrderFactory
 from tests.payloads_support import order
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
     check_out,
@@ -130,6 +133,43 @@ def test_orders_of_other_shop_objects_or_of_none_are_not_duplicates(
             card_order(reference_id, shop_object)
 
     assert heard == []
+
+
+def test_a_shop_object_of_another_model_with_the_same_pk_is_another_purchase(
+    orderpay_emulator, purchase_object, heard, django_capture_on_commit_callbacks
+):
+    from django.contrib.auth.models import Group
+
+    namesake = Group.objects.create(pk=purchase_object.pk, name="not the same purchase")
+    with django_capture_on_commit_callbacks(execute=True):
+        first = card_order("a", purchase_object).charges.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        second = card_order("b", namesake).charges.get()
+
+    assert heard == []
+    assert list(other_payments(second)) == [] == list(other_payments(first))
+
+
+def test_the_others_are_listed_by_when_they_were_paid_on_both_paths(
+    django_assert_num_queries,
+):
+    # One order of no shop object: its own charges answer with or without a query.
+    order = OrderFactory()
+    at = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+    paid_last = ChargeFactory(order=order, paid_at=at + dt.timedelta(minutes=2))
+    paid_first = ChargeFactory(order=order, paid_at=at)
+    paid_with_it = ChargeFactory(order=order, paid_at=at)  # the same moment: by pk
+    undated = ChargeFactory(order=order, paid_at=None)  # holds money, no date said: last
+    refunded = ChargeFactory(order=order, paid_at=at, amount_refunded=500)
+    new = ChargeFactory(order=order, paid_at=at + dt.timedelta(minutes=3))
+    expected = [paid_first, paid_with_it, paid_last, undated]
+
+    with django_assert_num_queries(1):  # the orders come with the charges
+        listed = [(other, other.order.provider_id) for other in other_payments(new)]
+    among = other_payments_among(new, [new, refunded, undated, paid_with_it, paid_first, paid_last])
+
+    assert [other for other, _ in listed] == expected
+    assert among == expected
 
 
 # --- the example shop -----------------------------------------------------------------

@@ -572,6 +572,8 @@ def test_example_settings_default_to_the_in_process_emulator(monkeypatch):
     values = runpy.run_path(str(ROOT / "example_project" / "settings.py"))
 
     assert values["DEBUG"] is True
+    secret = values["ORDERPAY"].pop("EMULATOR_CONTROL_SECRET")
+    assert len(secret) >= 40  # made anew at each start: the demo's control-plane calls
     assert values["ORDERPAY"] == {
         "ENVIRONMENT": "emulator",
         "TOKEN": "demo-token",
@@ -579,6 +581,7 @@ def test_example_settings_default_to_the_in_process_emulator(monkeypatch):
         "NOTIFICATION_URL": "http://127.0.0.1:8000/orderpay/notifications/",
         "THREEDS": "always",  # the demo shows 3-D Secure
     }
+    assert values["SECURE_SSL_REDIRECT"] is False  # the demo is plain http on 127.0.0.1
     assert (values["SHOP_FEE_PLANS"], values["SHOP_INSTALLMENTS_NO_INTEREST"]) == (True, 3)
     assert values["SHOP_DEBIT_CARDS"] is True
     assert values["SHOP_SERVE_EMULATOR"] is True

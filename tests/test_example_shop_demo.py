@@ -5,9 +5,12 @@ from __future__ import annotations
 import html
 
 import pytest
+from django.core.wsgi import get_wsgi_application
 from django.urls import reverse
 
 from django_orderpay.emulator import IN_ANALYSIS_CARD
+from django_orderpay.emulator.serving.django_view import discard_emulator
+from django_orderpay.emulator.serving.wsgi import serving
 from django_orderpay.models import Charge
 from django_orderpay.services import capture_charge
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
@@ -88,3 +91,40 @@ def test_outside_the_emulator_a_card_is_always_captured(client, products, shop, 
     pay_card(client, purchase, authorise_only="on")
 
     assert Charge.objects.get().status == "PAID"
+
+
+@pytest.fixture
+def mounted(settings, orderpay, products):
+    """The shop's own mounted emulator as the provider, as ``make demo`` runs (over HTTP)."""
+    settings.DEBUG = True
+    discard_emulator()
+    with serving(get_wsgi_application()) as server:
+        url = server.url + "/emulator"
+        orderpay(
+            ENVIRONMENT="emulator",
+            EMULATOR_URL=url,
+            BASE_URL=url,
+            SDK_URL=url + "/sdk/pagseguro.js",
+            PUBLIC_KEY=None,
+            EMULATOR_CONTROL_SECRET="demo-secret",
+        )
+        yield url
+    discard_emulator()
+
+
+def test_the_demo_decides_through_the_mounted_control_plane_with_its_secret(
+    client, products, mounted
+):
+    purchase = in_analysis(client, products)
+    resolve(client, purchase, "PAID")
+    assert status_json(client, purchase)["status"] == "PAID"
+
+
+def test_without_the_secret_the_mounted_control_plane_refuses_the_demo(
+    client, products, mounted, orderpay
+):
+    purchase = in_analysis(client, products)
+    orderpay(EMULATOR_CONTROL_SECRET=None)
+    response = resolve(client, purchase, "PAID")
+    assert "The analysis was not decided" in html.unescape(response.content.decode())
+    assert status_json(client, purchase)["status"] == "IN_ANALYSIS"

@@ -17,6 +17,7 @@ from django_orderpay.models import (
     charge_transition_allowed,
     deeplink_expiry,
     derive_order_status,
+    effective_charge_status,
     format_cents,
     redact_headers,
 )
@@ -72,6 +73,22 @@ def test_charge_transitions(old, new, allowed):
 def test_every_status_has_a_transition_entry():
     assert set(CHARGE_TRANSITIONS) == set(S.values)
     assert not CHARGE_TRANSITIONS[S.CANCELED] and not CHARGE_TRANSITIONS[S.DECLINED]
+
+
+@pytest.mark.parametrize(
+    ("status", "paid", "refunded", "effective"),
+    [
+        # CANCELED with part of the money kept is a partial refund: still PAID.
+        (S.CANCELED, 500, 1, S.PAID),
+        (S.CANCELED, 500, 499, S.PAID),
+        (S.CANCELED, 500, 500, S.CANCELED),
+        (S.CANCELED, 500, 0, S.CANCELED),
+        (S.CANCELED, 0, 0, S.CANCELED),  # a voided authorisation
+        (S.PAID, 500, 1, S.PAID),
+    ],
+)
+def test_the_effective_status_of_a_partial_refund(status, paid, refunded, effective):
+    assert effective_charge_status(status, paid, refunded) == effective
 
 
 @pytest.mark.django_db

@@ -51,6 +51,8 @@ FAULTS: dict[str, list[tuple[str, int]]] = {
     "500 with JSON": [("http_500_json", 1)],
     "502": [("http_502", 4)],
     "HTML 403": [("http_403_html", 1)],
+    # A proxy's 400 page (no error codes) on every try after the first one acted.
+    "HTML 400 after a lost response": [("lost_response", 1), ("http_400_html", 3)],
     "JSON 403 after a timeout": [("timeout", 1), ("http_403_json", 3)],
     "JSON 403 after a lost response": [("lost_response", 1), ("http_403_json", 3)],
     "429": [("rate_limit", 4)],

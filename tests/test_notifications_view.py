@@ -21,6 +21,7 @@ from django_orderpay.models import (
     NotificationDelivery,
     Order,
 )
+from django_orderpay.notifications.verification import Incoming, Policy, Rejected, verify
 from django_orderpay.services import create_order
 from django_orderpay.sync import sync_order
 from django_orderpay.testing.provider_json import charge_json, order_json
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.django_db
 
 TOKEN = "test-token-merchant-a"  # tests/settings.py
 URL = "/orderpay/notifications/"
+JSON = "application/json"
 
 
 def post(client, body: bytes, *, token: str | None = TOKEN, **kwargs):
@@ -124,6 +126,48 @@ def test_a_wrong_signature_is_refused_with_401_and_logged(client, trusting):
     assert delivery.order_provider_id == order.provider_id  # a clue, not trusted
     order.refresh_from_db()
     assert order.status == "IN_ANALYSIS"
+
+
+@pytest.mark.parametrize("forged_with", ["", TOKEN], ids=["empty-token", "a-guessed-token"])
+def test_a_signed_request_is_refused_when_no_token_is_configured(
+    client, orderpay, forged_with, caplog
+):
+    # Verification on (the default) with nothing to verify against (check W004): no
+    # signature can match, so none is let through, and a trusted body is never applied.
+    orderpay(NOTIFICATION_TOKENS=[], NOTIFICATION_TRUST_BODY=True)
+    order, paid = in_analysis_order()
+    body = json.dumps(paid).encode()
+
+    with caplog.at_level("ERROR", logger="django_orderpay.notifications"):
+        response = post(client, body, token=forged_with)
+
+    assert "no NOTIFICATION_TOKENS (nor TOKEN) is configured" in caplog.text
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_authenticity_token"
+    delivery = only_delivery()
+    assert (delivery.outcome, delivery.valid) == (DeliveryOutcome.REJECTED, False)
+    order.refresh_from_db()
+    assert order.status == "IN_ANALYSIS"
+    # verify() itself: refused, never a Verified marked valid.
+    signed = Incoming(
+        body=body,
+        headers={"x-authenticity-token": authenticity_token(forged_with, body)},
+        content_type="application/json",
+    )
+    with pytest.raises(Rejected) as caught:
+        verify(signed, Policy(tokens=()))
+    assert (caught.value.status, caught.value.valid) == (401, False)
+
+
+def test_a_signature_header_that_is_not_text_is_refused_not_an_error():
+    # A shop's own view may build Incoming from headers of any origin.
+    body = b'{"id": "ORDE_X"}'
+    odd = Incoming(body=body, headers={"x-authenticity-token": "\ud800"}, content_type=JSON)
+
+    with pytest.raises(Rejected) as caught:
+        verify(odd, Policy(tokens=(TOKEN,)))
+
+    assert (caught.value.status, caught.value.valid) == (401, False)
 
 
 def test_a_body_changed_after_signing_is_refused(client, trusting):

@@ -7,6 +7,8 @@ runs the whole fault matrix, this module pins each rule on its own.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import re
 import threading
 
 import pytest
@@ -34,6 +36,7 @@ from tests.test_services_support import (
     CVV,
     buyer,
     charge,
+    encrypted_card,
     encrypted_visa,
     no_retries,
     order_payload,
@@ -347,6 +350,24 @@ def test_orderpay_sync_does_not_re_send_an_operation_older_than_a_day(
     assert refunded_at_provider(row) == 0
 
 
+def test_orderpay_sync_never_re_sends_a_payment_whose_card_it_does_not_keep(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("no-card-kept"))
+    orderpay_emulator.inject_fault("reset", path_prefix=f"/orders/{order.provider_id}/pay")
+    with pytest.raises(OutcomeUnknown):
+        pay_order(order, [charge(500, encrypted_card())])
+    operation = Operation.objects.get(kind="pay")
+    assert operation.replayable is False  # its encrypted card was never stored
+    age(operation, 5)
+
+    call_command("orderpay_sync", verbosity=0)
+
+    operation.refresh_from_db()
+    assert (operation.state, operation.calls) == ("unknown", 1)
+    assert get_client().get_order(order.provider_id).get("charges", []) == []
+
+
 def test_orderpay_sync_settles_a_pay_from_the_orders_new_charge(
     orderpay_emulator, no_retries, buyer
 ):
@@ -423,6 +444,20 @@ def test_a_creates_key_depends_on_its_body():
 
     assert operation_key("create", "s", 0, body) != operation_key("create", "s", 0, other)
     assert operation_key("create", "s", 0, body) == operation_key("create", "s", 0, dict(body))
+
+
+def test_a_key_is_the_same_whatever_order_the_body_was_built_in():
+    # Two processes (or two versions during a deploy) must derive the same key for the
+    # same operation: the digest is of canonical JSON, sorted keys and no spaces.
+    body = {"amount": {"value": 300, "currency": "BRL"}, "reference_id": "r-1"}
+    built_backwards = {"reference_id": "r-1", "amount": {"currency": "BRL", "value": 300}}
+    canonical = b'{"amount":{"currency":"BRL","value":300},"reference_id":"r-1"}'
+
+    assert digest(body) == digest(built_backwards) == hashlib.sha256(canonical).hexdigest()
+    key = operation_key("cancel", "cancel:CHAR_1:300", 0, body)
+    assert re.fullmatch(r"orderpay-cancel-[0-9a-f]{40}", key)
+    assert key == operation_key("cancel", "cancel:CHAR_1:300", 0, built_backwards)
+    assert key != operation_key("capture", "cancel:CHAR_1:300", 0, body)
 
 
 @pytest.mark.parametrize(

@@ -248,26 +248,45 @@ def test_the_errors_key_names_a_succeeded_refund_which_answers_without_a_call(
     assert (operation.reported, operation.unheard_calls) == (True, 0)
 
 
-def test_a_declined_pay_owes_nothing_the_shoppers_next_card_is_sent(orderpay_emulator):
-    order = create_order(order_payload("race-10"))
+def double_click_pay(emulator, order: Order, card: dict) -> str:
+    """ "Pay" pressed twice: one request's answers are lost, the other's is shown (its status)."""
     intent = operations.Intent(
         kind=OperationKind.PAY,
         scope=operations.scope(OperationKind.PAY, order.provider_id),
         target=order.provider_id,
-        body=pay_body([charge(500, raw_card(DECLINED_VISA))]),
+        body=pay_body([charge(500, card)]),
         order=order,
         basis={"charges": []},
     )
     client = client_from_settings(backoff=0)
-    lost, _ = operations._begin(intent, None)  # "Pay" pressed twice
+    lost, _ = operations._begin(intent, None)
     shown, _ = operations._begin(intent, None)
-    orderpay_emulator.inject_fault("reset", 4, path_prefix="/orders/")
+    emulator.inject_fault("reset", 4, path_prefix="/orders/")
     with pytest.raises(OutcomeUnknown):
         operations._call(lost, intent, client)
-    assert operations._call(shown, intent, client).charges.get().status == "DECLINED"
+    status = operations._call(shown, intent, client).charges.get().status
     assert Operation.objects.get(kind="pay").unheard_calls == 1
+    return status
+
+
+def test_a_declined_pay_owes_nothing_the_shoppers_next_card_is_sent(orderpay_emulator):
+    order = create_order(order_payload("race-10"))
+    assert double_click_pay(orderpay_emulator, order, raw_card(DECLINED_VISA)) == "DECLINED"
 
     # Another card, at once: sent, and paid (not answered with the old decline).
     again = pay_order(Order.objects.get(pk=order.pk), [charge(500, raw_card())])
     assert sorted(again.charges.values_list("status", flat=True)) == ["DECLINED", "PAID"]
     assert len(get_client().get_order(order.provider_id)["charges"]) == 2
+
+
+def test_a_paid_pay_is_owed_the_lost_callers_repeat_hears_it(orderpay_emulator):
+    # Another shopper's declined card elsewhere: nothing to do with this payment.
+    create_order(order_payload("race-11-other", charges=[charge(500, raw_card(DECLINED_VISA))]))
+    order = create_order(order_payload("race-11"))
+    assert double_click_pay(orderpay_emulator, order, raw_card()) == "PAID"
+
+    # The lost request's repeat is answered with the payment: not sent again.
+    again = pay_order(Order.objects.get(pk=order.pk), [charge(500, raw_card())])
+    assert list(again.charges.values_list("status", flat=True)) == ["PAID"]
+    assert len(get_client().get_order(order.provider_id)["charges"]) == 1
+    assert Operation.objects.filter(kind="pay").count() == 1

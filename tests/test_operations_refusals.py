@@ -94,6 +94,29 @@ def test_a_400_on_a_repeat_after_an_unknown_outcome_is_the_providers_refusal(
     assert get_client().get_charge(row.provider_id)["amount"]["summary"]["refunded"] == 1900
 
 
+def test_a_gateways_400_without_error_codes_on_a_repeat_leaves_the_outcome_unknown(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("k-400-page", charges=[charge(2000)])).charges.get()
+    orderpay_emulator.inject_fault("lost_response", path_prefix="/charges/")  # refunded, unheard
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)
+    orderpay_emulator.inject_fault("http_400_html", path_prefix="/charges/")
+
+    # A proxy's page, not the API's: it says nothing about the key's first call.
+    with pytest.raises(OutcomeUnknown) as caught:
+        cancel_charge(Charge.objects.get(pk=row.pk), 300)
+
+    assert (caught.value.status, caught.value.codes) == (400, [])
+    operation = Operation.objects.get(kind="cancel")
+    assert (operation.state, operation.calls) == ("unknown", 2)
+    # The next repeat still sends the first key: the provider answers the first refund.
+    answered = cancel_charge(Charge.objects.get(pk=row.pk), 300)
+    assert answered.amount_refunded == 300
+    assert Operation.objects.get(kind="cancel").state == "succeeded"
+    assert get_client().get_charge(row.provider_id)["amount"]["summary"]["refunded"] == 300
+
+
 # --- a create's scope is its reference --------------------------------------------------------
 
 

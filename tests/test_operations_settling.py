@@ -20,7 +20,7 @@ from django.db import connection
 
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.emulator.serving.transport import mount
-from django_orderpay.exceptions import OutcomeUnknown
+from django_orderpay.exceptions import OutcomeUnknown, ProviderError
 from django_orderpay.models import Charge, Operation, Order
 from django_orderpay.services import (
     cancel_charge,
@@ -90,6 +90,42 @@ def test_two_open_refunds_of_one_charge_are_not_told_apart_by_the_sum(
     }
 
 
+def test_two_open_refunds_stay_apart_from_a_third_ones_answer(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-8", charges=[charge(2000)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 200)
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 300)
+
+    # A third refund's answer shows 400 refunded: its own 100, and 300 or 200 of the
+    # others, which the sum cannot tell apart. Only the answered one is settled.
+    cancel_charge(Charge.objects.get(pk=row.pk), 100)
+
+    states = dict(Operation.objects.filter(kind="cancel").values_list("amount", "state"))
+    assert states == {200: "unknown", 300: "unknown", 100: "succeeded"}
+    for amount in (200, 300):  # their repeats send their keys
+        cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 600
+
+
+def test_open_refunds_of_two_charges_are_each_proven_by_their_own_charge(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("r-9", charges=[charge(2000), charge(1000)], items=2))
+    for row, amount in zip(order.charges.order_by("pk"), (300, 200), strict=True):
+        done_unheard(orderpay_emulator, "/charges/")
+        with pytest.raises(OutcomeUnknown):
+            cancel_charge(row, amount)
+
+    refresh_order(order)
+
+    assert set(Operation.objects.filter(kind="cancel").values_list("state", flat=True)) == {
+        "succeeded"
+    }
+
+
 def test_a_refund_that_never_arrived_is_not_proven_by_a_later_refund(orderpay_emulator, no_retries):
     row = create_order(order_payload("r-3", charges=[charge(2000)])).charges.get()
     never_arrived(orderpay_emulator, "/charges/")
@@ -101,6 +137,47 @@ def test_a_refund_that_never_arrived_is_not_proven_by_a_later_refund(orderpay_em
     assert lost.state == "unknown"
     refresh_order(row.order)  # still 300: the 300's own success, not the 200
     lost.refresh_from_db()
+    assert lost.state == "unknown"
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
+@pytest.mark.parametrize("partial_status", ["PAID", "CANCELED"])
+def test_a_refund_that_never_arrived_is_not_proven_by_an_earlier_refund(
+    orderpay_emulator, no_retries, partial_status
+):
+    # The real API's status after a partial refund is unsettled: PAID, or CANCELED
+    # with more left to refund (the emulator's option). Under CANCELED the lost
+    # refund's basis says CANCELED: it is still a refund, never taken for a void.
+    orderpay_emulator.control("POST", "options", {"partial_refund_status": partial_status})
+    row = create_order(order_payload("r-4", charges=[charge(2000)])).charges.get()
+    first = cancel_charge(row, 300)  # answered and mirrored: 300 refunded
+    assert (first.status, first.amount_refunded) == (partial_status, 300)
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 200)
+
+    refresh_order(row.order)  # still 300: the earlier refund's sum, not this one's
+
+    lost = Operation.objects.get(kind="cancel", amount=200)
+    assert lost.state == "unknown"
+    assert lost.basis == {"status": partial_status, "refunded": 300}
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 500
+
+
+def test_a_refund_settled_after_a_later_one_began_does_not_prove_it(orderpay_emulator, no_retries):
+    row = create_order(order_payload("r-5", charges=[charge(2000)])).charges.get()
+    for amount in (300, 200):  # neither reaches the provider
+        never_arrived(orderpay_emulator, "/charges/")
+        with pytest.raises(OutcomeUnknown):
+            cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    # The older one's repeat arrives and is answered: it settles after the 200 began.
+    assert cancel_charge(Charge.objects.get(pk=row.pk), 300).amount_refunded == 300
+
+    refresh_order(row.order)  # 300 refunded: the 300's own, counted on top of the 200's basis
+
+    lost = Operation.objects.get(kind="cancel", amount=200)
     assert lost.state == "unknown"
     assert cancel_charge(Charge.objects.get(pk=row.pk), 200).amount_refunded == 500
     assert at_provider(row)["amount"]["summary"]["refunded"] == 500
@@ -123,6 +200,40 @@ def test_another_refunds_answer_settles_an_open_one_it_proves(orderpay_emulator,
     assert at_provider(row)["amount"]["summary"]["refunded"] == 500
 
 
+def test_a_refund_that_arrived_after_an_earlier_one_is_proven_by_the_sum(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("r-6", charges=[charge(2000)])).charges.get()
+    cancel_charge(row, 300)  # answered before the next one began: its basis has it
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 200)
+
+    refresh_order(row.order)  # 500 refunded: the 300 it saw, and its own 200
+
+    assert Operation.objects.get(kind="cancel", amount=200).state == "succeeded"
+
+
+def test_a_refund_is_proven_whatever_other_charges_or_refused_refunds_did_since(
+    orderpay_emulator, no_retries
+):
+    order = create_order(order_payload("r-7", charges=[charge(2000), charge(1000)], items=2))
+    row, other = order.charges.order_by("pk")
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 300)
+    # Since it began: another charge refunded, and a refund of this one refused
+    # (the provider has only 1700 left of it).
+    cancel_charge(other, 200)
+    with pytest.raises(ProviderError):
+        cancel_charge(Charge.objects.get(pk=row.pk), 1800)
+    assert Operation.objects.get(amount=1800).state == "refused"
+
+    refresh_order(order)  # this charge shows its 300 refunded: nothing else counts
+
+    assert Operation.objects.get(kind="cancel", amount=300).state == "succeeded"
+
+
 # --- a void or a capture is proven by the charge's status ---------------------------------
 
 
@@ -142,6 +253,17 @@ def test_an_open_void_is_not_settled_while_the_charge_is_still_authorised(
     assert at_provider(row)["status"] == "CANCELED"
 
 
+def test_an_open_void_is_settled_once_the_charge_is_cancelled(orderpay_emulator, no_retries):
+    row = create_order(order_payload("v-2", charges=[charge(800, capture=False)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row)
+
+    refresh_order(row.order)  # CANCELED, nothing refunded: a void's proof, not a refund's
+
+    assert Operation.objects.get(kind="cancel").state == "succeeded"
+
+
 def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(
     orderpay_emulator, no_retries
 ):
@@ -156,6 +278,45 @@ def test_an_open_capture_is_not_settled_while_the_charge_is_still_authorised(
     captured = capture_charge(Charge.objects.get(pk=row.pk))
     assert (captured.status, captured.amount_paid) == ("PAID", 800)
     assert at_provider(row)["amount"]["summary"]["paid"] == 800
+
+
+def test_an_open_capture_is_proven_by_the_money_paid_even_once_refunded(
+    orderpay_emulator, no_retries
+):
+    row = create_order(order_payload("c-3", charges=[charge(800, capture=False)])).charges.get()
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(row, 1)  # one cent captured; the answer lost
+    get_client().cancel_charge(row.provider_id, 1)  # and refunded at once, elsewhere
+
+    refresh_order(row.order)  # CANCELED, but 1 cent was paid: the capture happened
+
+    assert (at_provider(row)["status"], at_provider(row)["amount"]["summary"]["paid"]) == (
+        "CANCELED",
+        1,
+    )
+    assert Operation.objects.get(kind="capture").state == "succeeded"
+
+
+def test_an_open_capture_is_not_settled_by_the_charge_being_voided(orderpay_emulator, no_retries):
+    row = create_order(order_payload("c-2", charges=[charge(800, capture=False)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(row)
+    get_client().cancel_charge(row.provider_id, 800)  # voided meanwhile (staff, at PagBank)
+
+    refresh_order(row.order)  # CANCELED, nothing paid: no capture happened
+
+    assert Operation.objects.get(kind="capture").state == "unknown"
+    # Its repeat is refused by the provider (the charge is no longer authorised).
+    with pytest.raises(ProviderError) as caught:
+        capture_charge(Charge.objects.get(pk=row.pk))
+    assert caught.value.codes == ["40006"]
+    assert Operation.objects.get(kind="capture").state == "refused"
+    assert (at_provider(row)["status"], at_provider(row)["amount"]["summary"].get("paid", 0)) == (
+        "CANCELED",
+        0,
+    )
 
 
 # --- a pay is proven by a charge the order did not have --------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from django_orderpay import rules
 from django_orderpay.exceptions import PayloadError
-from django_orderpay.payloads import PaymentMethod, validate_order_dict
+from django_orderpay.payloads import CardInstallments, PaymentMethod, validate_order_dict
 from django_orderpay.testing import samples
 from tests.payloads_support import charge, order, raw_card
 
@@ -74,3 +74,59 @@ def test_each_installment_is_at_least_five_reais(value, installments, accepted):
 
     assert (paths == []) is accepted, paths
     assert accepted or paths == [INSTALLMENTS]
+
+
+@pytest.mark.parametrize(
+    ("quantity", "message"),
+    [
+        (0, "must be between 1 and 99999"),
+        (rules.MAX_QUANTITY + 1, "must be between 1 and 99999"),
+        (1.5, "must be an integer"),  # a count, not money: no word of cents
+        (samples.OMIT, "is required"),
+    ],
+)
+def test_an_integer_outside_its_limits_is_refused_saying_which(quantity, message):
+    body = samples.order_request(
+        items=[
+            {"reference_id": "sku-1", "name": "Camiseta", "quantity": quantity, "unit_amount": 500}
+        ],
+        charges=samples.OMIT,
+    )
+    if quantity is samples.OMIT:
+        del body["items"][0]["quantity"]
+
+    with pytest.raises(PayloadError) as caught:
+        validate_order_dict(body)
+
+    assert [str(error) for error in caught.value.errors] == [f"items[0].quantity: {message}"]
+
+
+@pytest.mark.parametrize("quantity", [1, rules.MAX_QUANTITY])
+def test_an_integer_at_its_limits_is_accepted(quantity):
+    body = samples.order_request(
+        items=[
+            {"reference_id": "sku-1", "name": "Camiseta", "quantity": quantity, "unit_amount": 500}
+        ],
+        charges=samples.OMIT,
+    )
+
+    assert validate_order_dict(body)["items"][0]["quantity"] == quantity
+
+
+@pytest.mark.parametrize(
+    ("limit", "free", "expected"),
+    [
+        (3, 3, []),
+        (3, 4, ["config_options: interest-free installments can't exceed the limit"]),
+        # Out of range, or not a number: that one error, never a comparison with it.
+        (0, 2, ["config_options.INSTALLMENTS_LIMIT: must be between 1 and 18"]),
+        ("3", 2, ["config_options.INSTALLMENTS_LIMIT: must be an integer"]),
+        (None, 2, []),
+    ],
+)
+def test_a_hosted_checkouts_interest_free_installments_stay_within_its_limit(limit, free, expected):
+    config = CardInstallments(
+        "CREDIT_CARD", installments_limit=limit, interest_free_installments=free
+    )
+
+    assert [str(error) for error in config.errors()] == expected

@@ -125,3 +125,41 @@ def test_an_amount_that_is_not_whole_cents_is_refused_naming_it(orderpay_emulato
     assert get_client().get_charge(authorised.provider_id)["status"] == "AUTHORIZED"
     summary = get_client().get_charge(paid.provider_id)["amount"]["summary"]
     assert summary["refunded"] == 0
+
+
+@pytest.mark.parametrize(
+    ("amount", "message"),
+    [
+        (4.0, "must be an integer number of cents, not a float (money is never rounded)"),
+        (
+            Decimal("4.00"),
+            "must be an integer number of cents, not a Decimal (money is never rounded)",
+        ),
+        ("400", "must be an integer number of cents"),
+        (0, "must be between 1 and 999999999 cents"),
+        (1_000_000_000, "must be between 1 and 999999999 cents"),
+    ],
+)
+def test_a_refused_amount_says_what_whole_cents_are(orderpay_emulator, amount, message):
+    with pytest.raises(PayloadError) as caught:
+        cancel_charge(_paid(1000), amount)
+
+    assert [str(error) for error in caught.value.errors] == [f"amount: {message}"]
+
+
+def test_one_cent_is_the_smallest_amount_moved(orderpay_emulator):
+    row = cancel_charge(_paid(1000), 1)
+
+    assert (row.status, row.amount_refunded) == ("PAID", 1)
+    captured = capture_charge(_authorised(1000), 1)
+    assert (captured.status, captured.amount_paid) == ("PAID", 1)
+
+
+def test_the_largest_amount_is_sent_the_next_is_refused_before_any_call(orderpay_emulator):
+    row = _paid(1000)
+
+    with pytest.raises(ProviderError) as caught:  # more than was paid: the provider says so
+        cancel_charge(row, 999_999_999)
+
+    assert not isinstance(caught.value, PayloadError)
+    assert caught.value.codes == ["40007"]

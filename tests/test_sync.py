@@ -301,6 +301,21 @@ def test_late_stale_copy_never_moves_a_charge_backwards():
     ]
 
 
+def test_a_copy_of_the_same_state_with_more_in_it_is_kept():
+    # Same status, same sums: not older, so what it adds is mirrored (a notification's
+    # copy often carries more than the call's answer did).
+    charge_id, order_id = provider_id("CHAR_"), provider_id("ORDE_")
+    first = charge_json(charge_id=charge_id, refunded=200)
+    sync_order(order_json(order_id=order_id, charges=[first]), source="api")
+    fuller = {**copy.deepcopy(first), "description": "Pedido ex-00001 (presente)"}
+
+    sync_order(order_json(order_id=order_id, charges=[fuller]), source="notification")
+
+    charge = Charge.objects.get()
+    assert (charge.status, charge.amount_paid, charge.amount_refunded) == ("PAID", 500, 200)
+    assert charge.data["description"] == "Pedido ex-00001 (presente)"
+
+
 def test_canceled_is_final():
     charge_id, order_id = provider_id("CHAR_"), provider_id("ORDE_")
     canceled = charge_json(charge_id=charge_id, status="CANCELED", refunded=500)

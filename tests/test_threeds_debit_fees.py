@@ -113,20 +113,49 @@ def test_3ds_form_pays_with_the_authentication_once(orderpay_emulator):
     assert again.non_field_errors() and not second.charges.exists()
 
 
-def test_3ds_form_needs_an_authentication_unless_the_card_is_not_supported(orderpay_emulator):
+def test_3ds_form_needs_an_authentication_and_not_supported_is_refused_by_default(
+    orderpay_emulator,
+):
     missing = CardCheckoutForm(posted(orderpay_emulator, FRICTIONLESS), threeds=True, amount=500)
     assert not missing.is_valid()
     assert "not authenticated by its bank" in str(missing.errors)
+    # AUTH_NOT_SUPPORTED is the browser's word: a card tester types it for any card.
+    data = posted(orderpay_emulator, CHALLENGED, authentication_status="AUTH_NOT_SUPPORTED")
+    form = CardCheckoutForm(data, threeds=True, amount=500)
+    assert form.allow_not_supported is False
+    assert not form.is_valid()
+    assert "does not authenticate this card" in str(form.errors)
+
+
+def test_not_supported_pays_unauthenticated_only_where_the_shop_opts_in(
+    orderpay_emulator, orderpay, admin_client
+):
     data = posted(
         orderpay_emulator, THREEDS_NOT_SUPPORTED_CARD, authentication_status="AUTH_NOT_SUPPORTED"
     )
+    orderpay(THREEDS_ALLOW_NOT_SUPPORTED=True)
     form = CardCheckoutForm(data, threeds=True, amount=500)
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 500).charges.get()
     assert charge.status == "PAID"
     assert "authentication_method" not in charge.data["payment_method"]
+    # The admin says the charge went without 3-D Secure.
+    page = admin_client.get(f"/admin/django_orderpay/charge/{charge.pk}/change/")
+    assert "not authenticated: sent without 3-D Secure" in page.content.decode()
+    # The form's own argument wins over the setting, both ways.
     strict = CardCheckoutForm(dict(data), threeds=True, allow_not_supported=False, amount=500)
     assert not strict.is_valid()
+    orderpay(THREEDS_ALLOW_NOT_SUPPORTED=False)
+    lenient = CardCheckoutForm(dict(data), threeds=True, allow_not_supported=True, amount=500)
+    assert lenient.is_valid()
+
+
+def test_the_form_follows_the_threeds_setting_which_is_always_by_default(settings):
+    settings.ORDERPAY = {k: v for k, v in settings.ORDERPAY.items() if k != "THREEDS"}
+    assert CardCheckoutForm(amount=500).threeds is True
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "never"}
+    assert CardCheckoutForm(amount=500).threeds is False
+    assert CardCheckoutForm(amount=500, threeds=True).threeds is True
 
 
 def test_challenge_failed_leaves_no_id_and_nothing_is_charged(orderpay_emulator):

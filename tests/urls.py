@@ -8,4 +8,5 @@ urlpatterns = [
     path("emulator/", include("django_orderpay.emulator.urls")),
     path("orderpay/", include("django_orderpay.urls")),
     path("shop/", include("example_project.shop.urls")),
+    path("captcha/", include("captcha.urls")),
 ]

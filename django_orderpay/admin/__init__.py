@@ -1,5 +1,5 @@
 """django-orderpay in Django admin: orders, charges, cards, splits, checkouts, operations,
-deliveries.
+deliveries, and the card attempts the card-testing limits refused.
 
 Importing this package registers every ModelAdmin with the default admin site
 (Django's admin autodiscovery does it). Staff only look at provider state here;
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._deprecation import deprecated_getattr
 from .accounts import ConnectedAccountAdmin
+from .card_testing import CardAttemptRefusalAdmin
 from .cards import CardTokenAdmin
 from .charges import ChargeAdmin, ChargeStatusChangeInline
 from .checkouts import CheckoutAdmin, CheckoutOrderInline, create_payment_link
@@ -19,6 +20,7 @@ from .orders import ChargeInline, ChargeStatusFilter, DeepLinkInline, OrderAdmin
 from .splits import SplitAdmin
 
 __all__ = [
+    "CardAttemptRefusalAdmin",
     "CardTokenAdmin",
     "ChargeAdmin",
     "ChargeInline",

@@ -18,6 +18,8 @@ from django.utils.translation import gettext_lazy
 from .. import services
 from ..models import Charge, ChargeStatus, DeliveryOutcome, NotificationDelivery, Order
 from ..notifications import processing
+from ..services import operations
+from ..services.charges import cancel_intent, capture_intent
 from .confirm import ConfirmedAction, Outcome, Step
 from .display import money, outcome_badge, short_datetime, status_badge
 from .forms import RefundAmountForm
@@ -54,6 +56,10 @@ class CancelCharges(ConfirmedAction):
     button_label = gettext_lazy("Cancel (full refund)")
     permission = "cancel_charge"
     submit_label = gettext_lazy("Yes, cancel them")
+    already_done = gettext_lazy("already canceled by the same request")
+
+    def intent(self, obj: Charge, cleaned_data: dict[str, Any]) -> operations.Intent:
+        return cancel_intent(obj, account=obj.order.account)
 
     def plan(self, obj: Charge) -> Step:
         if obj.status == ChargeStatus.AUTHORIZED:
@@ -105,6 +111,10 @@ class RefundChargesPartially(ConfirmedAction):
     permission = "cancel_charge"
     form_class = RefundAmountForm
     submit_label = gettext_lazy("Refund this amount")
+    already_done = gettext_lazy("already refunded by the same request")
+
+    def intent(self, obj: Charge, cleaned_data: dict[str, Any]) -> operations.Intent:
+        return cancel_intent(obj, cleaned_data["amount"], obj.order.account)
 
     def plan(self, obj: Charge) -> Step:
         if obj.refundable_amount <= 0:
@@ -146,6 +156,10 @@ class CaptureCharges(ConfirmedAction):
     button_label = gettext_lazy("Capture")
     permission = "capture_charge"
     submit_label = gettext_lazy("Yes, capture them")
+    already_done = gettext_lazy("already captured by the same request")
+
+    def intent(self, obj: Charge, cleaned_data: dict[str, Any]) -> operations.Intent:
+        return capture_intent(obj, account=obj.order.account)
 
     def plan(self, obj: Charge) -> Step:
         if obj.can_capture():

@@ -6,6 +6,14 @@ services. The first POST from the changelist shows the confirmation page;
 the page posts back with ``post=yes`` and its form, and only then does
 anything reach the provider. Each object gets its own message: success,
 skipped, or the provider's error in words.
+
+Each page carries the intent of whoever confirms it: a random id minted when
+it is shown, from which each call's idempotency key derives. The same page
+confirmed twice (a double click, a resend) is one operation, and the second
+confirmation says "already ... by the same request"; two pages are two
+operations, even for the same charge and amount at the same moment (two
+staff meaning two refunds), except that a page meeting an earlier operation
+whose outcome is unknown continues it with its key, and says so.
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from ..exceptions import OrderPayError
+from ..models import Operation
+from ..services import operations
 from .display import ADMIN_CSS
 from .errors import describe_error
 from .forms import ConfirmationForm
@@ -69,6 +79,8 @@ class ConfirmedAction:
     changes_state: bool = True
     form_class: type[ConfirmationForm] = ConfirmationForm
     submit_label: Any = ""
+    #: What a second confirmation of the same page says happened (state-changing actions).
+    already_done: Any = ""
 
     def targets(self, queryset: models.QuerySet) -> list[models.Model]:
         """The objects acted on (a refresh of charges acts on their orders)."""
@@ -82,6 +94,10 @@ class ConfirmedAction:
 
     def perform(self, obj: Any, cleaned_data: dict[str, Any], idempotency_key: str) -> Outcome:
         raise NotImplementedError
+
+    def intent(self, obj: Any, cleaned_data: dict[str, Any]) -> operations.Intent | None:
+        """The operation ``perform`` would record for ``obj`` (None: it records none)."""
+        return None
 
     def intro(self, todo: Sequence[Step], skipped: Sequence[Step]) -> str:
         return _("Check what will happen to each selected object before confirming.")
@@ -152,16 +168,50 @@ class ConfirmedAction:
             # Named as the confirmation page named it, before acting changes it.
             label = str(step.obj)
             key = self.idempotency_key(cleaned_data["confirmation"], step.obj)
+            same_page = self._confirmed_before(key)
+            earlier = None if same_page else self._continued(step.obj, cleaned_data, key)
             try:
                 outcome = self.perform(step.obj, cleaned_data, key)
             except OrderPayError as error:
                 outcome = Outcome(
                     describe_error(error, changes_state=self.changes_state), messages.ERROR
                 )
+            outcome = self._which_happened(outcome, same_page, earlier)
             modeladmin.message_user(request, f"{label}: {outcome.text}", outcome.level)
             if outcome.level == messages.SUCCESS:
                 # The object's admin history says who refunded or captured what.
                 modeladmin.log_change(request, step.obj, f"{self.description}: {outcome.text}")
+
+    def _confirmed_before(self, key: str) -> bool:
+        """Whether this page's call for an object was made already (its key is recorded)."""
+        return self.changes_state and Operation.objects.filter(idempotency_key=key).exists()
+
+    def _continued(self, obj: Any, cleaned_data: dict[str, Any], key: str) -> Operation | None:
+        """The earlier operation (outcome unknown) this page's call will continue, if any."""
+        try:
+            intent = self.intent(obj, cleaned_data)
+        except OrderPayError:
+            return None  # perform will say what is wrong
+        return operations.continued_by(intent.scope, key) if intent is not None else None
+
+    def _which_happened(
+        self, outcome: Outcome, same_page: bool, earlier: Operation | None
+    ) -> Outcome:
+        """Say whether this confirmation acted, repeated its own page, or continued another."""
+        if outcome.level != messages.SUCCESS:
+            return outcome
+        if same_page:
+            text = _("%(already)s (this page was confirmed before; nothing more was done): %(now)s")
+            return Outcome(
+                text % {"already": self.already_done, "now": outcome.text}, messages.INFO
+            )
+        if earlier is not None:
+            text = _(
+                "%(outcome)s, by continuing operation %(operation)s (its outcome was unknown), "
+                "with its idempotency key: done once"
+            )
+            return Outcome(text % {"outcome": outcome.text, "operation": earlier.pk}, outcome.level)
+        return outcome
 
     def _report_skipped(
         self, modeladmin: admin.ModelAdmin, request: HttpRequest, skipped: Sequence[Step]

@@ -7,7 +7,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..models import Charge, format_cents
+from ..models import Charge, PaymentMethodType, format_cents
+
+#: Charges 3-D Secure can authenticate.
+CARD_METHODS = (PaymentMethodType.CREDIT_CARD, PaymentMethodType.DEBIT_CARD)
 
 STATUS_WORDS: dict[str, Any] = {
     "AUTHENTICATED": gettext_lazy("authenticated"),
@@ -16,10 +19,17 @@ STATUS_WORDS: dict[str, Any] = {
 
 
 def threeds_summary(charge: Charge) -> str:
-    """``authenticated (3DS_...)``, ``not authenticated``, ``external, ECI 05``, or a dash."""
+    """``authenticated (3DS_...)``, ``not authenticated``, ``external, ECI 05``, or a dash.
+
+    A card charge sent without any authentication says so: it was paid without
+    3-D Secure (``THREEDS`` off, or a card its issuer does not authenticate let
+    through by ``THREEDS_ALLOW_NOT_SUPPORTED``).
+    """
     method = (charge.data or {}).get("payment_method") or {}
     auth = method.get("authentication_method") if isinstance(method, dict) else None
     if not isinstance(auth, dict):
+        if charge.payment_method in CARD_METHODS:
+            return str(_("not authenticated: sent without 3-D Secure"))
         return "-"
     status = auth.get("status")
     words = str(STATUS_WORDS.get(str(status), status or _("sent")))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from django_orderpay._deprecation import deprecated_getattr
 
 from .accounts import AccountState, ConnectAuthorization, ConnectedAccount
+from .card_testing import CardAttemptRefusal, LimitKind, LimitScope
 from .cards import CardToken
 from .charges import Charge, PaymentMethodType, RecurringType, Split, SplitMethod
 from .checkouts import Checkout, CheckoutStatus
@@ -33,6 +34,7 @@ __all__ = [
     "PROVIDER_TIMEZONE",
     "AccountState",
     "AppendOnlyError",
+    "CardAttemptRefusal",
     "CardToken",
     "ChangeSource",
     "Charge",
@@ -44,6 +46,8 @@ __all__ = [
     "ConnectedAccount",
     "DeepLink",
     "DeliveryOutcome",
+    "LimitKind",
+    "LimitScope",
     "NotificationDelivery",
     "Operation",
     "OperationKind",

@@ -16,6 +16,13 @@ __all__ = ["DeliveryOutcome", "NotificationDelivery", "redact_headers"]
 #: Bytes kept of a body refused before processing (unverified, not JSON):
 #: enough to see what it was, not a free store for whoever posts.
 UNVERIFIED_BODY_KEPT = 16 * 1024
+#: Characters kept of the request's headers in all (names and values), and of
+#: one value: the provider sends a dozen short headers; a stranger, anything.
+HEADERS_KEPT = 8 * 1024
+HEADER_VALUE_KEPT = 1024
+#: The header that says how many were left out, and what a cut value ends with.
+HEADERS_LEFT_OUT = "x-orderpay-headers-left-out"
+CUT = "…[cut]"
 
 
 class DeliveryOutcome(models.TextChoices):

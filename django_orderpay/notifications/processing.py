@@ -64,7 +64,7 @@ from django_orderpay.sync import (
     sync_transaction,
 )
 
-from . import recording
+from . import recording, unverified
 from .verification import Rejected, is_checkout, named_charges, read_order
 
 logger = logging.getLogger("django_orderpay.notifications")
@@ -218,6 +218,7 @@ def _apply_checkout(
             checkout_id, source=ChangeSource.NOTIFICATION, client=client, account=account
         )
     except NotFound:
+        unverified.not_found(checkout_id)  # strangers' posts naming it fetch nothing more
         detail = f"checkout {checkout_id} is not known to this account"
         logger.info("notification delivery %s ignored: %s", delivery.pk, detail)
         recording.change_outcome(delivery, DeliveryOutcome.IGNORED, detail)
@@ -232,6 +233,7 @@ def _adopt(
     try:
         refresh_order(order_id, source=ChangeSource.NOTIFICATION, client=client, account=account)
     except NotFound:
+        unverified.not_found(order_id)  # strangers' posts naming it fetch nothing more
         detail = f"order {order_id} is not known to this account"
         logger.info("notification for %s ignored: %s", order_id, detail)
         return Result.of(DeliveryOutcome.IGNORED, detail)
@@ -345,7 +347,7 @@ def process_delivery(
     if delivery.outcome == DeliveryOutcome.REJECTED:
         return Result(DeliveryOutcome.REJECTED, "a rejected delivery is not processed", 400)
     try:
-        payload, order_id = read_order(bytes(delivery.body), valid=delivery.valid)
+        payload, order_id = _stored_order(delivery)
     except Rejected as rejected:
         recording.record_rejection(delivery, f"{rejected.field}: {rejected.message}")
         return Result(DeliveryOutcome.REJECTED, rejected.message, rejected.status)
@@ -382,6 +384,26 @@ def process_delivery(
     _log_failure(delivery, order_id, failure)
     recording.record_failure(delivery, failure, _secrets())
     return Result.of(DeliveryOutcome.FAILED, "processing failed")
+
+
+def _stored_order(delivery: NotificationDelivery) -> tuple[dict[str, Any], str]:
+    """The recorded body as an Order and the id it names (:class:`Rejected` if it is not).
+
+    An unverified body longer than the log keeps is cut: it was never to be
+    trusted anyway, so the order it named (``order_provider_id``) is all
+    processing needs; it is fetched.
+    """
+    body = bytes(delivery.body)
+    if delivery.valid is not True and len(body) < delivery.body_size:
+        if not delivery.order_provider_id:
+            raise Rejected(
+                400,
+                "body_cut",
+                "an unverified body over the kept size that names no order id",
+                field="id",
+            )
+        return {"id": delivery.order_provider_id}, delivery.order_provider_id
+    return read_order(body, valid=delivery.valid)
 
 
 def process_next_received(

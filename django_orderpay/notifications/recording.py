@@ -37,7 +37,13 @@ from django.utils import timezone
 
 from django_orderpay.models import DeliveryOutcome, NotificationDelivery, Order, redact_headers
 from django_orderpay.models.base import ERROR_TEXT_KEPT
-from django_orderpay.models.notifications import UNVERIFIED_BODY_KEPT
+from django_orderpay.models.notifications import (
+    CUT,
+    HEADER_VALUE_KEPT,
+    HEADERS_KEPT,
+    HEADERS_LEFT_OUT,
+    UNVERIFIED_BODY_KEPT,
+)
 from django_orderpay.redaction import redact_text
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert, insert_new
@@ -58,6 +64,26 @@ def client_address(meta: Mapping[str, object]) -> str | None:
         return None
 
 
+def capped_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` as stored: each value cut to ``HEADER_VALUE_KEPT`` characters, and no more
+    than ``HEADERS_KEPT`` in all; how many were left out is said in ``HEADERS_LEFT_OUT``."""
+    kept: dict[str, str] = {}
+    size = left_out = 0
+    for name, value in headers.items():
+        name = str(name)[:HEADER_VALUE_KEPT]
+        value = str(value)
+        if len(value) > HEADER_VALUE_KEPT:
+            value = value[: HEADER_VALUE_KEPT - len(CUT)] + CUT
+        if size + len(name) + len(value) > HEADERS_KEPT:
+            left_out += 1
+            continue
+        kept[name] = value
+        size += len(name) + len(value)
+    if left_out:
+        kept[HEADERS_LEFT_OUT] = str(left_out)
+    return kept
+
+
 def new_delivery(
     *,
     body: bytes,
@@ -75,7 +101,8 @@ def new_delivery(
 ) -> NotificationDelivery:
     """One delivery as received (or as rejected), not saved yet.
 
-    ``headers`` lose the values of credential headers; ``error`` loses any
+    ``headers`` lose the values of credential headers and are capped
+    (:func:`capped_headers`); ``error`` loses any
     of ``secrets`` (the configured tokens) should it ever quote one. Unless
     ``whole`` (a delivery to process), only the body's first
     ``UNVERIFIED_BODY_KEPT`` bytes are kept, with its size and digest.
@@ -84,7 +111,7 @@ def new_delivery(
     return NotificationDelivery(
         body=body if whole else body[:UNVERIFIED_BODY_KEPT],
         body_size=len(body),
-        headers=redact_headers(headers),
+        headers=capped_headers(redact_headers(headers)),
         remote_addr=remote_addr,
         content_type=content_type[:255],
         valid=valid,

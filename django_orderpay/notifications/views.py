@@ -6,11 +6,15 @@ Order of work, each step for a reason:
 2. Read the raw body (``request.body``) before anything parses it: the
    authenticity token is a digest of these exact bytes. A gzip
    ``Content-Encoding`` is undone, bounded by the same limit.
-3. Run the checks (:mod:`.verification`): size, content type, token.
+3. Run the checks (:mod:`.verification`): size, content type, token. A post
+   without a token (unverified) must also fit the budget of fetches strangers
+   may cause (:mod:`.unverified`).
 4. Record the delivery (:mod:`.recording`), whatever the verdict: a refused
    one in a transaction of its own; an accepted one as the first statement of
    its processing transaction (a failure is written after the rollback), or
    on its own before a worker is woken for it (``NOTIFICATION_BACKGROUND``).
+   Only a verified body is kept whole: a refused or unverified one keeps its
+   first 16 KiB (its size and digest whole), and headers are capped.
 5. Process it (:mod:`.processing`), or leave it to a worker (:mod:`.tasks`).
 
 Answers are JSON and never a traceback: 2xx when the provider should stop
@@ -40,7 +44,7 @@ from django_orderpay.models import Checkout, DeliveryOutcome, NotificationDelive
 from django_orderpay.sync import single_write
 from django_orderpay.sync.inserting import insert
 
-from . import recording
+from . import recording, unverified
 from .processing import Result, receive_delivery
 from .verification import (
     DEFAULT_CHECKS,
@@ -49,6 +53,7 @@ from .verification import (
     Incoming,
     Policy,
     Rejected,
+    Verified,
     check_declared_size,
     decode_body,
     is_checkout,
@@ -243,6 +248,8 @@ class NotificationView(APIView):
             # Connect: the account it is for decides the tokens it is checked with.
             route = routing.route(request, body, policy)
             verified = verify(incoming, route.policy, self.checks)
+            if verified.valid is not True:
+                self.check_fetch_budget(verified)
         except Rejected as rejected:
             order_id = _order_id_hint(body)
             error = f"{rejected.field}: {rejected.message}" if rejected.field else str(rejected)
@@ -272,6 +279,7 @@ class NotificationView(APIView):
             return self.not_connected(route, verified, body, common)
         delivery = recording.new_delivery(
             body=body,
+            whole=verified.valid is True,
             valid=verified.valid,
             order_provider_id=verified.order_id,
             dedupe_key=incoming.dedupe_key,
@@ -306,6 +314,14 @@ class NotificationView(APIView):
         )
         logger.info("notification %s ignored: %s", delivery.pk, detail)
         return self.answer(delivery, DeliveryOutcome.IGNORED, 200)
+
+    def check_fetch_budget(self, verified: Verified) -> None:
+        """An unverified post may cause a fetch only within :mod:`.unverified`'s budget
+        (:class:`Rejected` otherwise: 429, or 200 ``ignored`` for an id known to be 404)."""
+        subject = verified.order_id or next(iter(verified.charge_ids), "")
+        refused = unverified.refusal(subject) if subject else None
+        if refused is not None:
+            raise refused
 
     def read_body(self, request: HttpRequest, policy: Policy) -> bytes:
         """The raw body, as sent; :class:`Rejected` if it is too big or can't be read.

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django_orderpay import payloads
+from django_orderpay import card_testing, payloads
+from django_orderpay.card_testing import Shopper
 from django_orderpay.client import OrderPayClient
-from django_orderpay.exceptions import FieldError, PayloadError
+from django_orderpay.exceptions import FieldError, PayloadError, ProviderError, ProviderUnavailable
 from django_orderpay.models import CardToken, ConnectedAccount
 from django_orderpay.sync.cards import sync_stored_card
 
@@ -36,6 +37,7 @@ def store_card(
     card: payloads.Card,
     *,
     user: Any,
+    shopper: Shopper | None = None,
     client: OrderPayClient | None = None,
     account: ConnectedAccount | None = None,
 ) -> CardToken:
@@ -48,13 +50,25 @@ def store_card(
     ``ProviderError`` with the provider's code (``card_cannot_be_stored``,
     ``card_brand_not_supported``...). ``account``: the connected account it is
     stored with (it pays only that account's orders); None is the settings'
-    ``TOKEN``.
+    ``TOKEN``. An "add a card" page is a card
+    tester's favourite (no purchase needed): each card counts against the
+    card-testing limits for ``shopper`` (None: ``user``), and a refused one
+    as a decline.
     """
     owner = check_user(user)
     if owner is None:
         raise PayloadError([FieldError("user", "a stored card needs a logged-in owner")])
     account = check_account(account)
-    answer = client_or_default(client, account).store_card(_body(card))
+    body = _body(card)
+    attempt = card_testing.begin(shopper or Shopper.of_user(owner))
+    try:
+        answer = client_or_default(client, account).store_card(body)
+    except ProviderUnavailable:
+        raise
+    except ProviderError:
+        if attempt is not None:
+            attempt.declined()
+        raise
     return sync_stored_card(
         answer, owner_id=owner.pk, account_id=account.pk if account is not None else None
     )

@@ -7,6 +7,7 @@ from typing import Any
 from django.utils import timezone
 
 from django_orderpay import payloads
+from django_orderpay.card_testing import Shopper
 from django_orderpay.client import OrderPayClient
 from django_orderpay.exceptions import CardTokenNotOwned, FieldError, PayloadError
 from django_orderpay.models import CardToken, ConnectedAccount, Order
@@ -75,6 +76,7 @@ def pay_with_card_token(
     security_code: str | None = None,
     capture: bool = True,
     subsequent_recurrence: bool = False,
+    shopper: Shopper | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
     account: ConnectedAccount | None = None,
@@ -85,7 +87,8 @@ def pay_with_card_token(
     token's owner, or the token was stored with another account than the
     order's (a PagBank card token is its account's). Otherwise builds the charge from the token (see
     :func:`token_charge`) and pays through :func:`~.orders.pay_order`, with
-    ``idempotency_key`` or the key it derives.
+    ``idempotency_key`` or the key it derives (and its card-testing limits,
+    for ``shopper``).
     """
     check_mirror(order, Order, "order")
     check_mirror(card_token, CardToken, "card_token")
@@ -104,6 +107,7 @@ def pay_with_card_token(
         order,
         [charge],
         user=user,
+        shopper=shopper,
         idempotency_key=idempotency_key,
         client=client,
         account=acting,

@@ -36,20 +36,26 @@ def capture_charge(
     order's account (``account``, if given, must be it).
     """
     check_mirror(charge, Charge, "charge")
-    acting = order_account(charge.order, account)
+    intent = capture_intent(charge, amount, order_account(charge.order, account))
+    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
+
+
+def capture_intent(
+    charge: Charge, amount: int | None = None, account: ConnectedAccount | None = None
+) -> operations.Intent:
+    """The operation :func:`capture_charge` records: its scope, body and basis."""
     value = charge.amount_value if amount is None else check_amount(amount)
-    intent = operations.Intent(
+    return operations.Intent(
         kind=OperationKind.CAPTURE,
-        scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value, account=acting),
+        scope=operations.scope(OperationKind.CAPTURE, charge.provider_id, value, account=account),
         target=charge.provider_id,
         body={"amount": {"value": value}},
         amount=value,
         order=charge.order,
         charge=charge,
         basis={"status": charge.status, "paid": charge.amount_paid},
-        account=acting,
+        account=account,
     )
-    return cast(Charge, operations.run(intent, idempotency_key=idempotency_key, client=client))
 
 
 def cancel_charge(

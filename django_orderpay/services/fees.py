@@ -4,6 +4,9 @@ The plans depend on the amount, the card's BIN (its brand) and the merchant's
 choices, and change rarely: like the official plugins, the answer is kept 15
 minutes in Django's cache, keyed by those and by the account, so a checkout
 that asks again as the shopper types does not call the provider each time.
+A refusal for a BIN (``ProviderError``: an unknown BIN, fees not configured)
+is kept as long: asking again would only be refused again, and anyone can
+make the checkout ask. An unreachable provider is not kept.
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ from django.core.cache import cache
 from django_orderpay import payloads, rules
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
-from django_orderpay.exceptions import FieldError, PayloadError, ProviderError
+from django_orderpay.exceptions import (
+    FieldError,
+    PayloadError,
+    ProviderError,
+    ProviderUnavailable,
+)
 from django_orderpay.models import ConnectedAccount
 
 from ._common import account_key, check_account, check_amount, client_or_default
@@ -118,15 +126,23 @@ def installment_plans(
     )
     if client is None:
         cached = cache.get(key)
+        if isinstance(cached, ProviderError):
+            raise cached
         if cached is not None:
             return [InstallmentPlan(**plan) for plan in cached]
-    answer = client_or_default(client, account).calculate_fees(
-        value,
-        credit_card_bin=card_bin,
-        max_installments=max_installments,
-        max_installments_no_interest=max_installments_no_interest,
-    )
-    plans = _plans(answer, max_installments_no_interest)
+    try:
+        answer = client_or_default(client, account).calculate_fees(
+            value,
+            credit_card_bin=card_bin,
+            max_installments=max_installments,
+            max_installments_no_interest=max_installments_no_interest,
+        )
+        plans = _plans(answer, max_installments_no_interest)
+    except ProviderUnavailable:
+        raise
+    except ProviderError as refused:
+        cache.set(key, refused, PLANS_TTL)
+        raise
     cache.set(key, [plan.__dict__ for plan in plans], PLANS_TTL)
     return plans
 

@@ -99,7 +99,9 @@ def in_flight(content_type_id: int | None, object_id: str) -> Operation | None:
 def refuse_if_in_flight(operation: Operation) -> None:
     """Raise :class:`PaymentInProgress` when ``operation``'s shop object has another in flight."""
     busy = in_flight(operation.content_type_id, operation.object_id)
-    if busy is not None and busy.scope != operation.scope:
+    # Any other: one of another scope, or of this scope under another request's key
+    # (a page of its own: not joined, see operations._under_way).
+    if busy is not None and busy.idempotency_key != operation.idempotency_key:
         raise PaymentInProgress(
             f"{operation.get_kind_display().lower()} {operation.target or operation.scope}: "
             f"operation {busy.pk} ({busy.get_kind_display().lower()}) of the same shop object "

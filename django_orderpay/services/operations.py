@@ -11,7 +11,9 @@
    operation's scope (what it acts on, with what amount) is looked up: an
    *open* operation of the scope (sending, or outcome unknown) is reused
    with its key, however the repeat came (a client retry, the caller
-   calling again, another process, a worker re-running a task); a
+   calling again, another process, a worker re-running a task), except
+   that a caller naming a key of its own never joins another key's request
+   still on its way (two confirmation pages are two intents); a
    *succeeded* one that a caller has not heard of (nobody heard it, or a
    caller told the outcome was unknown has not called again, for
    ``OWED_FOR``) answers this call instead of acting again, as does one the
@@ -286,7 +288,7 @@ def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[O
             if mine is not None:
                 return _join(mine), False
         latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
-        if latest is not None and latest.is_open:
+        if latest is not None and latest.is_open and not _under_way(latest, explicit_key):
             return _join(latest), False
         if latest is not None and _unheard_success(latest):
             return _answering(latest), True
@@ -299,6 +301,33 @@ def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[O
         if not insert_new([operation]):
             raise _Taken
         return operation, False
+
+
+def _under_way(operation: Operation, explicit_key: str | None) -> bool:
+    """Whether ``operation`` is another request's, still on its way: not to be joined.
+
+    A caller naming its own key (an admin confirmation page, a checkout form)
+    is another intent than a call under way with another key: two staff
+    refunding the same amount from two pages at once make two refunds. An
+    operation whose outcome is unknown (or ``sending`` for longer than
+    ``GRACE``: its process may be gone) is continued instead, with its key:
+    whoever asks again cannot tell whether it acted.
+    """
+    if explicit_key is None or operation.idempotency_key == explicit_key:
+        return False
+    recent = operation.updated_at > timezone.now() - GRACE
+    return operation.state == OperationState.SENDING and recent
+
+
+def continued_by(scope_name: str, explicit_key: str) -> Operation | None:
+    """The open operation a call of ``scope_name`` with its own ``explicit_key`` would
+    continue (its outcome unknown) rather than make anew; None when it makes its own."""
+    latest = Operation.objects.filter(scope=scope_name).order_by("-sequence").first()
+    if latest is None or latest.idempotency_key == explicit_key:
+        return None
+    if latest.is_open and not _under_way(latest, explicit_key):
+        return latest
+    return latest if _unheard_success(latest) else None
 
 
 #: One fewer call owed the outcome (never below zero).

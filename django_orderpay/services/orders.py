@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from django.db import models
 
-from django_orderpay import payloads
+from django_orderpay import card_testing, payloads
+from django_orderpay.card_testing import Shopper
 from django_orderpay.client import OrderPayClient
 from django_orderpay.models import ChangeSource, ConnectedAccount, OperationKind, Order
 from django_orderpay.sync import requested_total, sync_order
@@ -37,6 +38,7 @@ def create_order(
     *,
     user: Any = None,
     shop_object: models.Model | None = None,
+    shopper: Shopper | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
     account: ConnectedAccount | None = None,
@@ -86,7 +88,14 @@ def create_order(
         shop_object=shop_object,
         account=account,
     )
-    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    attempt = None
+    if card_testing.sends_a_card(body):
+        purchase = card_testing.purchase_of_request(body, shop_object)
+        attempt = card_testing.begin(shopper or Shopper.of_user(owner), purchase)
+    created = cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    if attempt is not None:
+        attempt.declined(card_testing.declined_in(created))
+    return created
 
 
 def pay_order(
@@ -94,6 +103,7 @@ def pay_order(
     charges: Sequence[payloads.ChargeRequest | Mapping[str, Any]],
     *,
     user: Any = None,
+    shopper: Shopper | None = None,
     idempotency_key: str | None = None,
     client: OrderPayClient | None = None,
     account: ConnectedAccount | None = None,
@@ -105,23 +115,34 @@ def pay_order(
     payer: ``user``, else the order's own user. The call runs as an
     operation scoped by the order: paying again after a decline is a new
     operation, while a repeat of an unanswered call is not. It acts for the
-    order's account (``account``, if given, must be it).
+    order's account (``account``, if given, must be it). A card charge
+    counts against the card-testing limits first, for ``shopper`` (None:
+    the payer alone) and the order's purchase: ``TooManyCardAttempts``, with
+    nothing sent, past them.
     """
     check_mirror(order, Order, "order")
     account = order_account(order, account)
     payer = check_user(user) if user is not None else order.user
     body = pay_body(charges)
     check_card_owners(body, payer, account)
+    before = list(order.charges.values_list("provider_id", flat=True))
     intent = operations.Intent(
         kind=OperationKind.PAY,
         scope=operations.scope(OperationKind.PAY, order.provider_id, account=account),
         target=order.provider_id,
         body=body,
         order=order,
-        basis={"charges": list(order.charges.values_list("provider_id", flat=True))},
+        basis={"charges": before},
         account=account,
     )
-    return cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    attempt = None
+    if card_testing.sends_a_card(body):
+        purchase = card_testing.purchase_of_order(order)
+        attempt = card_testing.begin(shopper or Shopper.of_user(payer), purchase)
+    paid = cast(Order, operations.run(intent, idempotency_key=idempotency_key, client=client))
+    if attempt is not None:
+        attempt.declined(card_testing.declined_in(paid, before))
+    return paid
 
 
 def refresh_order(

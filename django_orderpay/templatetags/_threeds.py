@@ -18,7 +18,11 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
 from django_orderpay import services
-from django_orderpay.checkout import DEBIT_NOT_AUTHENTICATED, sign_threeds_session
+from django_orderpay.checkout import (
+    CREDIT_NOT_AUTHENTICATED,
+    DEBIT_NOT_AUTHENTICATED,
+    sign_threeds_session,
+)
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
 from django_orderpay.shopper_messages import is_shop_side
@@ -46,6 +50,7 @@ def threeds_messages() -> dict[str, str]:
         "CHANGE_PAYMENT_METHOD": _(
             "Your bank did not authenticate this card. Choose another card or payment method."
         ),
+        "AUTH_NOT_SUPPORTED": str(CREDIT_NOT_AUTHENTICATED),
         "AUTH_NOT_SUPPORTED_DEBIT": str(DEBIT_NOT_AUTHENTICATED),
         "THREEDS_FAILED": _(
             "The card could not be authenticated right now. Please try again in a moment."
@@ -134,6 +139,8 @@ def threeds_config(
         "sessionToken": sign_threeds_session() if session_url else "",
         "type": getattr(form, "payment_type", "CREDIT_CARD"),
         "amount": getattr(form, "amount", None) or 0,
+        # Whether a credit card its issuer does not authenticate may still be posted.
+        "allowNotSupported": bool(getattr(form, "allow_not_supported", False)),
         "customer": {
             "name": customer.get("name", ""),
             "email": customer.get("email", ""),

@@ -28,7 +28,10 @@
 Both take ``poll_url`` (a URL answering JSON with a ``"status"``), ``status``
 (the one shown now) and ``next_url``: the page then asks every two seconds and
 moves on (to ``next_url``, else a reload) once the status differs, as when the
-payer has paid. ``django_orderpay/payment.js`` does it, and the copying.
+payer has paid. ``django_orderpay/payment.js`` does it, and the copying. Both
+URLs must be relative or on the request's own host (``javascript:``, another
+site: :class:`~django_orderpay.exceptions.UnsafeURL` when the page renders),
+and the script checks again before it fetches or goes anywhere.
 """
 
 from __future__ import annotations
@@ -41,13 +44,15 @@ from django import forms, template
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from django_orderpay import services
 from django_orderpay.conf import get_settings
-from django_orderpay.exceptions import OrderPayError
+from django_orderpay.exceptions import OrderPayError, UnsafeURL
+from django_orderpay.forms import CAPTCHA_FIELD
 from django_orderpay.hosted_checkout import checkout_link
 from django_orderpay.models import Charge, Checkout, Order, QrCode, format_cents
 from django_orderpay.shopper_messages import EXPIRED_CARD
@@ -183,8 +188,9 @@ class _Input:
         )
 
 
-@register.inclusion_tag("django_orderpay/card_form.html")
+@register.inclusion_tag("django_orderpay/card_form.html", takes_context=True)
 def orderpay_card_form(
+    context: template.Context,
     form: forms.Form | None = None,
     prefix: str = "orderpay-card",
     order: Order | None = None,
@@ -225,7 +231,9 @@ def orderpay_card_form(
         "public_key": _public_key_or_empty(account),
         "messages_json": json.dumps(error_messages()),
         "extra_fields": [
-            form[name] for name in ("installments", "save_card") if form and name in form.fields
+            form[name]
+            for name in ("installments", "save_card", CAPTCHA_FIELD)
+            if form and name in form.fields
         ],
         "hidden_fields": [form[name] for name in hidden if form and name in form.fields],
         "threeds_json": (
@@ -235,7 +243,7 @@ def orderpay_card_form(
             if _runs_threeds(form)
             else ""
         ),
-        "plans": _plans_attributes(form),
+        "plans": _plans_attributes(form, context.get("request")),
     }
 
 
@@ -243,18 +251,46 @@ def _runs_threeds(form: forms.Form | None) -> bool:
     return bool(getattr(form, "threeds", False))
 
 
-def _plans_attributes(form: forms.Form | None) -> dict[str, str] | None:
+def _plans_attributes(form: forms.Form | None, request: Any) -> dict[str, str] | None:
     if not getattr(form, "fee_plans", False):
         return None
-    return {"url": reverse("orderpay:installment_plans"), "token": form.plans_token}  # type: ignore[union-attr]
+    # The token is good for this visitor's session only (one is made if need be).
+    token = form.plans_token(request)  # type: ignore[union-attr]
+    return {"url": reverse("orderpay:installment_plans"), "token": token}
 
 
-def _follow(poll_url: str, status: str, next_url: str) -> dict[str, str]:
-    return {"poll_url": poll_url, "status": status, "next_url": next_url}
+def same_origin(context: template.Context, url: str, name: str) -> str:
+    """``url`` if it is relative or on this request's host and scheme; else :class:`UnsafeURL`.
+
+    Without a request in the context only a relative URL passes. The name of
+    the tag's parameter is in the error, never the URL (it may be a visitor's).
+    """
+    if not url:
+        return ""
+    request = context.get("request")
+    hosts = {request.get_host()} if request is not None else None
+    secure = request is not None and request.is_secure()
+    if not url_has_allowed_host_and_scheme(url, allowed_hosts=hosts, require_https=secure):
+        raise UnsafeURL(f"{name} must be a relative URL or one of this site's")
+    return url
 
 
-@register.inclusion_tag("django_orderpay/pix.html")
+def _follow(context: template.Context, poll_url: str, status: str, next_url: str) -> dict[str, str]:
+    return {
+        "poll_url": same_origin(context, poll_url, "poll_url"),
+        "status": status,
+        "next_url": same_origin(context, next_url, "next_url"),
+    }
+
+
+def _web_url(url: str | None) -> str:
+    """A provider link (an image, a PDF) if it is http(s), else "": never a ``javascript:``."""
+    return url if url and url.lower().startswith(("https://", "http://")) else ""
+
+
+@register.inclusion_tag("django_orderpay/pix.html", takes_context=True)
 def orderpay_pix(
+    context: template.Context,
     qr_code: QrCode,
     poll_url: str = "",
     status: str = "",
@@ -270,17 +306,19 @@ def orderpay_pix(
     """
     return {
         "qr_code": qr_code,
+        "image_url": _web_url(qr_code.image_url),
         "amount": format_cents(qr_code.amount_value),
         "pagbank_only": qr_code.arrangements == ["PAGBANK"],
         # Past its expiry nothing of it may be paid: no image, no code to copy.
         "expired": qr_code.is_expired(),
         "prefix": prefix,
-        **_follow(poll_url, status or qr_code.order.status, next_url),
+        **_follow(context, poll_url, status or qr_code.order.status, next_url),
     }
 
 
-@register.inclusion_tag("django_orderpay/boleto.html")
+@register.inclusion_tag("django_orderpay/boleto.html", takes_context=True)
 def orderpay_boleto(
+    context: template.Context,
     charge: Charge,
     poll_url: str = "",
     status: str = "",
@@ -291,10 +329,12 @@ def orderpay_boleto(
     boleto = charge.boleto
     return {
         "charge": charge,
+        "image_url": _web_url(charge.image_url),
+        "pdf_url": _web_url(charge.pdf_url),
         "amount": format_cents(charge.amount_value, charge.currency),
         "line": boleto.get("formatted_barcode") or boleto.get("barcode") or "",
         "prefix": prefix,
-        **_follow(poll_url, status or charge.status, next_url),
+        **_follow(context, poll_url, status or charge.status, next_url),
     }
 
 

@@ -342,7 +342,9 @@ class OrderPayEmulator:
 
 
 def _clear_caches() -> None:
-    """Forget the cached public key, installment plans and this thread's HTTP clients."""
+    """Forget the cached public key, installment plans, this thread's HTTP clients and the
+    rate limits' counters (a suite declining cards test after test is no card tester)."""
+    from django_orderpay import throttling
     from django_orderpay.client import reset_client
     from django_orderpay.connect.clients import reset_clients
     from django_orderpay.services.fees import clear_installment_plans_cache
@@ -352,6 +354,7 @@ def _clear_caches() -> None:
     clear_installment_plans_cache()
     reset_client()
     reset_clients()
+    throttling.reset()
 
 
 @pytest.fixture(scope="session")

@@ -52,6 +52,7 @@ def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = Non
     return CardCheckoutForm(
         data,
         user=request.user,
+        request=request,  # the card-testing limits count this shopper and address
         amount=purchase.total,
         threeds=needs_threeds(_existing_card_order(purchase)),
         fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
@@ -65,6 +66,7 @@ def saved_card_form(request: HttpRequest, purchase: Purchase, data: Any = None) 
     return SavedCardForm(
         data,
         user=request.user,
+        request=request,  # the card-testing limits count this shopper and address
         amount=purchase.total,
         fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
         max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
@@ -77,7 +79,9 @@ def debit_offered() -> bool:
 
 
 def debit_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> DebitCardForm:
-    return DebitCardForm(data, user=request.user, amount=purchase.total, prefix="debit")
+    return DebitCardForm(
+        data, user=request.user, request=request, amount=purchase.total, prefix="debit"
+    )
 
 
 def shopper(purchase: Purchase) -> dict[str, Any]:
@@ -161,10 +165,10 @@ class AddCardForm(CardPaymentForm):
 @require_http_methods(["GET", "POST"])
 def add_card(request: HttpRequest) -> HttpResponse:
     """Store a card for the logged-in shopper without a charge; back to their saved cards."""
-    form = AddCardForm(request.POST or None, user=request.user)
+    form = AddCardForm(request.POST or None, user=request.user, request=request)
     if request.method == "POST" and form.is_valid():
         try:
-            token = services.store_card(form.card(), user=request.user)
+            token = services.store_card(form.card(), user=request.user, shopper=form.shopper)
         except OrderPayError as error:
             add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
         else:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from django_orderpay import services
 from django_orderpay.conf import get_settings
+from django_orderpay.emulator.serving.django_view import CONTROL_SECRET_HEADER
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import ChargeStatus
 
@@ -43,9 +44,14 @@ def resolve_analysis(request: HttpRequest, purchase: Purchase) -> HttpResponse:
         messages.error(request, _("There is no payment in analysis to decide."))
         return redirect(purchase)
     outcome = "DECLINED" if request.POST.get("outcome") == "DECLINED" else "PAID"
-    url = f"{get_settings().base_url}/_emulator/charges/{charge.provider_id}/resolve"
+    conf = get_settings()
+    url = f"{conf.base_url}/_emulator/charges/{charge.provider_id}/resolve"
+    # The mounted emulator opens its control plane to the shop's own secret.
+    headers = {CONTROL_SECRET_HEADER: conf.emulator_control_secret or ""}
     try:
-        requests.post(url, json={"status": outcome}, timeout=CONTROL_TIMEOUT).raise_for_status()
+        requests.post(
+            url, json={"status": outcome}, headers=headers, timeout=CONTROL_TIMEOUT
+        ).raise_for_status()
         services.refresh_order(state.order)  # the notification says the same, soon
     except (requests.RequestException, OrderPayError) as error:
         messages.error(request, _("The analysis was not decided: %(error)s") % {"error": error})

@@ -445,6 +445,10 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+#: The demo's control-plane secret, given to its runserver through the environment.
+DEMO_CONTROL = {"X-Emulator-Secret": "demo-control-secret-for-the-browser-test"}
+
+
 @pytest.fixture
 def demo_server(tmp_path) -> Iterator[str]:
     """``manage.py migrate``, ``seed_shop`` and ``runserver`` as ``make demo`` runs them."""
@@ -452,7 +456,11 @@ def demo_server(tmp_path) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     keep = ("PATH", "HOME", "LANG", "TMPDIR")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}", SITE_URL=url)
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        SITE_URL=url,
+        ORDERPAY_EMULATOR_CONTROL_SECRET=DEMO_CONTROL["X-Emulator-Secret"],
+    )
     manage = [sys.executable, str(ROOT / "manage.py")]
     for command in (["migrate", "--noinput"], ["seed_shop"]):
         subprocess.run(manage + command, cwd=ROOT, env=env, check=True, capture_output=True)
@@ -501,7 +509,10 @@ def test_the_demo_takes_a_card_and_its_status_page_follows_the_notification(
 
     # The provider decides (its control plane, in the demo's own process)...
     emulator = demo_server + "/emulator"
-    (order_id,) = requests.get(emulator + "/_emulator/orders", timeout=10).json()["orders"]
+    control = DEMO_CONTROL  # the mounted control plane wants the demo's secret
+    (order_id,) = requests.get(emulator + "/_emulator/orders", headers=control, timeout=10).json()[
+        "orders"
+    ]
     order = requests.get(
         f"{emulator}/orders/{order_id}",
         headers={"Authorization": "Bearer demo-token"},
@@ -509,12 +520,17 @@ def test_the_demo_takes_a_card_and_its_status_page_follows_the_notification(
     ).json()
     charge_id = order["charges"][0]["id"]
     resolved = requests.post(
-        f"{emulator}/_emulator/charges/{charge_id}/resolve", json={"status": "PAID"}, timeout=10
+        f"{emulator}/_emulator/charges/{charge_id}/resolve",
+        json={"status": "PAID"},
+        headers=control,
+        timeout=10,
     )
     assert resolved.ok
 
     # ...and notifies the shop, whose status page follows by itself.
     expect(status_label(page)).to_have_text("Paid", timeout=POLLED)
-    flushed = requests.post(emulator + "/_emulator/notifications/flush", timeout=10).json()
+    flushed = requests.post(
+        emulator + "/_emulator/notifications/flush", headers=control, timeout=10
+    ).json()
     assert [d["status"] for d in flushed["deliveries"]] == [200, 200]  # after pay, after resolve
     page.close()

@@ -131,7 +131,21 @@ def test_challenge_failed_asks_for_another_card_and_charges_nothing(shopper, thr
     assert traffic.posts("/pay/card/") == []
     assert not Order.objects.exists() or not Order.objects.get().charges.exists()
 
-    # A card whose issuer takes no part in 3-D Secure pays by credit without it.
+    # A card whose issuer takes no part in 3-D Secure is refused by default...
+    type_card(shopper, THREEDS_NOT_SUPPORTED_CARD)
+    shopper.get_by_test_id("pay-card").click()
+    expect(shopper.locator("#pay-card [data-orderpay-error-for=form]")).to_have_text(
+        "Your bank does not authenticate this card (3-D Secure): choose another card or "
+        "another way to pay."
+    )
+    assert traffic.posts("/pay/card/") == []
+
+
+def test_not_supported_pays_without_3ds_where_the_shop_allows_it(
+    shopper, threeds_shop, traffic, settings
+):
+    settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS_ALLOW_NOT_SUPPORTED": True}
+    fill_cart_and_check_out(shopper, threeds_shop)
     type_card(shopper, THREEDS_NOT_SUPPORTED_CARD)
     shopper.get_by_test_id("pay-card").click()
     expect(status_label(shopper)).to_have_text("Paid")

@@ -25,11 +25,26 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 urlpatterns = [path("shop/psp/", include("django_orderpay.emulator.urls"))]
 
 
+#: The secret that opens the mounted control plane to these tests' scripts.
+SECRET = "control-plane-secret"
+CONTROL = {"X-Emulator-Secret": SECRET}
+
+
 @pytest.fixture(autouse=True)
-def fresh_emulator() -> Iterator[None]:
+def fresh_emulator(settings) -> Iterator[None]:
+    # A project's demo serves the mounted emulator with DEBUG on; tests run with it off.
+    settings.DEBUG = True
+    settings.ORDERPAY = {**settings.ORDERPAY, "EMULATOR_CONTROL_SECRET": SECRET}
     discard_emulator()
     yield
     discard_emulator()
+
+
+@pytest.fixture
+def client() -> Client:
+    """The test client, carrying the control plane's secret (its own tests are in
+    tests/test_security_emulator.py)."""
+    return Client(headers=CONTROL)
 
 
 def post(client: Client, url: str, payload: Any, **headers: str) -> Any:
@@ -218,7 +233,10 @@ def test_over_real_http_links_use_the_host_and_mount(django_server):
 
 def test_over_real_http_a_reset_drops_the_connection(django_server):
     faults = f"{django_server}/emulator/_emulator/faults"
-    assert requests.post(faults, json={"kind": "reset"}, timeout=10).status_code == 201
+    assert (
+        requests.post(faults, json={"kind": "reset"}, headers=CONTROL, timeout=10).status_code
+        == 201
+    )
 
     with pytest.raises(requests.exceptions.ConnectionError) as caught:
         requests.post(
@@ -226,13 +244,17 @@ def test_over_real_http_a_reset_drops_the_connection(django_server):
         )
 
     assert not isinstance(caught.value, requests.exceptions.Timeout)
-    listed = requests.get(f"{django_server}/emulator/_emulator/orders", timeout=10).json()
+    listed = requests.get(
+        f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10
+    ).json()
     assert listed["orders"] == []
 
 
 def test_over_real_http_a_delay_past_the_timeout_is_a_read_timeout(django_server):
     faults = f"{django_server}/emulator/_emulator/faults"
-    assert requests.post(faults, json={"kind": "timeout", "delay": 3}, timeout=10).ok
+    assert requests.post(
+        faults, json={"kind": "timeout", "delay": 3}, headers=CONTROL, timeout=10
+    ).ok
     headers = {**AUTH, "x-idempotency-key": "dj-slow"}
 
     with pytest.raises(requests.exceptions.ReadTimeout):
@@ -247,7 +269,9 @@ def test_over_real_http_a_delay_past_the_timeout_is_a_read_timeout(django_server
         f"{django_server}/emulator/orders", json=order_payload(), headers=headers, timeout=10
     )
     assert retry.status_code == 201
-    listed = requests.get(f"{django_server}/emulator/_emulator/orders", timeout=10).json()
+    listed = requests.get(
+        f"{django_server}/emulator/_emulator/orders", headers=CONTROL, timeout=10
+    ).json()
     assert listed["orders"] == [retry.json()["id"]]
 
 

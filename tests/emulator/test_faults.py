@@ -104,6 +104,14 @@ def test_http_502_is_a_gateway_page():
     assert b"502 Bad Gateway" in response.body
 
 
+def test_http_400_html_is_a_gateway_page_without_error_codes():
+    response = fault_response("http_400_html")
+    assert response.status == 400
+    assert response.header("Content-Type").startswith("text/html")
+    assert b"400 Bad Request" in response.body
+    assert b"error_messages" not in response.body
+
+
 def test_http_403_html_is_a_cdn_page():
     response = fault_response("http_403_html")
     assert response.status == 403

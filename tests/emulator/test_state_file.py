@@ -134,6 +134,7 @@ def test_the_cli_keeps_its_state_across_a_restart(tmp_path):
 
 def test_the_in_process_mount_keeps_its_state_across_a_restart(tmp_path, settings):
     path = tmp_path / "mounted.state"
+    settings.DEBUG = True  # a mounted emulator answers only with DEBUG on (a demo's)
     settings.ORDERPAY = {**settings.ORDERPAY, "EMULATOR_STATE_FILE": str(path)}
     client = Client()
     created = client.post(

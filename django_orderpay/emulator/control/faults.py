@@ -26,6 +26,7 @@ KINDS: dict[str, str] = {
     "http_500": "500 with an empty body, nothing done",
     "http_500_json": "500 with the provider's JSON error body, nothing done",
     "http_502": "502 gateway page (text/html), nothing done",
+    "http_400_html": "400 gateway page (text/html), no error codes, nothing done",
     "http_403_html": "403 HTML page from the CDN, nothing done",
     "http_403_json": "403 with the provider's JSON error body (access denied), nothing done",
     "rate_limit": "429 with the 40004 error body, nothing done",
@@ -34,6 +35,12 @@ KINDS: dict[str, str] = {
 _GATEWAY_PAGE = (
     b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
     b"<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
+)
+#: What a proxy in front of the API answers for a request it could not read (a header
+#: too large, a broken connection): a 400 that is not the API's, with no error codes.
+_BAD_REQUEST_PAGE = (
+    b"<html>\r\n<head><title>400 Bad Request</title></head>\r\n<body>\r\n"
+    b"<center><h1>400 Bad Request</h1></center>\r\n</body>\r\n</html>\r\n"
 )
 _CDN_FORBIDDEN_PAGE = (
     b'<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" '
@@ -81,6 +88,8 @@ class Fault:
             return errors.internal_error()
         if self.kind == "http_502":
             return Response(502, _GATEWAY_PAGE, [_HTML])
+        if self.kind == "http_400_html":
+            return Response(400, _BAD_REQUEST_PAGE, [_HTML])
         if self.kind == "http_403_html":
             return Response(403, _CDN_FORBIDDEN_PAGE, [_HTML])
         if self.kind == "http_403_json":

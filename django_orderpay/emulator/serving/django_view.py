@@ -1,7 +1,13 @@
 """The emulator behind a Django view: one process-wide emulator for a project's URLconf.
 
 Only this module (and ``urls``) may touch Django; the core knows nothing of it.
-Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
+Served from a shop's URLconf it is guarded (:func:`refusal`): it answers only
+while ``ORDERPAY["ENVIRONMENT"]`` is ``emulator`` and ``DEBUG`` is on (or
+``EMULATOR_SERVE_WITHOUT_DEBUG`` says a staging demo may), and its control
+plane (``/_emulator/...``: reset, faults, accounts, every delivery) only to an
+active staff user of the shop or a request carrying ``EMULATOR_CONTROL_SECRET``
+in ``X-Emulator-Secret``. WSGI servers run no system checks, so the view itself
+refuses. Its tokens: ``ORDERPAY["EMULATOR_TOKENS"]`` (a list of bearer tokens, or a
 mapping token -> ``ACCO_`` id), else ``[ORDERPAY["TOKEN"]]``, else the
 emulator's default token; how many orders it remembers:
 ``ORDERPAY["EMULATOR_RETAIN_ORDERS"]`` (read through ``django_orderpay.conf``);
@@ -15,6 +21,7 @@ set, is registered in it.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import tempfile
 import threading
 import time
@@ -26,7 +33,8 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
 from django_orderpay.conf import get_settings
@@ -36,7 +44,18 @@ from ..core import Emulator
 from .http import Request, Response
 from .wsgi import DROP_CONNECTION, MAX_BODY_SIZE, ConnectionDropped, body_too_large
 
-__all__ = ["discard_emulator", "emulator_view", "get_emulator", "state_file"]
+__all__ = [
+    "CONTROL_SECRET_HEADER",
+    "discard_emulator",
+    "emulator_view",
+    "get_emulator",
+    "state_file",
+]
+
+#: The header a script sends ``ORDERPAY["EMULATOR_CONTROL_SECRET"]`` in.
+CONTROL_SECRET_HEADER = "X-Emulator-Secret"
+#: The control plane's paths, under the mount point.
+CONTROL_PREFIX = "_emulator"
 
 _lock = threading.Lock()
 _emulator: Emulator | None = None
@@ -156,17 +175,62 @@ def _to_django(answer: Response) -> HttpResponse:
     return response
 
 
+def _has_secret(request: HttpRequest, secret: str | None) -> bool:
+    given = request.headers.get(CONTROL_SECRET_HEADER, "")
+    return bool(secret) and hmac.compare_digest(given.encode(), (secret or "").encode())
+
+
+def _is_staff(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_active and user.is_staff)
+
+
+def _csrf_refusal(request: HttpRequest) -> HttpResponse | None:
+    """Django's CSRF check, for a staff session's unsafe request (this view is exempt
+    from the middleware: the API's callers have no CSRF token, but a browser does)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
+        _read_body(request)  # kept for the emulator: the check may read the form's token
+    return CsrfViewMiddleware(lambda _: HttpResponse()).process_view(
+        request, lambda _: HttpResponse(), (), {}
+    )
+
+
+def refusal(request: HttpRequest, path: str) -> HttpResponse | None:
+    """Why the emulator must not answer this request from the shop's URLconf, or None.
+
+    A 404 when it is not in use (``ENVIRONMENT`` is not ``emulator``: check
+    ``orderpay.E006``) or ``DEBUG`` is off without ``EMULATOR_SERVE_WITHOUT_DEBUG``
+    (check ``orderpay.E002``); a 403 for the control plane without a staff
+    user or the secret.
+    """
+    conf = get_settings(strict=False)
+    if conf.environment != "emulator":
+        raise Http404("the emulator is not in use")
+    if not settings.DEBUG and not conf.emulator_serve_without_debug:
+        raise Http404("the emulator is not served while DEBUG is off")
+    control = path.lstrip("/").startswith(CONTROL_PREFIX)
+    if not control or _has_secret(request, conf.emulator_control_secret):
+        return None
+    if _is_staff(request):
+        return _csrf_refusal(request)
+    return JsonResponse(
+        {
+            "error": "forbidden",
+            "detail": f"the control plane needs a staff user or the {CONTROL_SECRET_HEADER} "
+            "header (ORDERPAY['EMULATOR_CONTROL_SECRET'])",
+        },
+        status=403,
+    )
+
+
 @csrf_exempt
 def emulator_view(request: HttpRequest, path: str = "") -> HttpResponse:
-    """Every request under the mount point, handed to :func:`get_emulator`.
-
-    Only while ``ORDERPAY["ENVIRONMENT"]`` is ``"emulator"``: a URLconf left
-    mounted in a deployment must not serve its control plane (reset, faults,
-    accounts) to anyone. Otherwise every path is a plain 404 (check
-    ``orderpay.E006`` says why).
-    """
-    if get_settings(strict=False).environment != "emulator":
-        raise Http404("the emulator is not in use")
+    """Every request under the mount point, handed to :func:`get_emulator`, unless
+    :func:`refusal` says no: a URLconf left mounted in a deployment must not
+    serve the provider's twin, least of all its control plane, to anyone."""
+    refused = refusal(request, path)
+    if refused is not None:
+        return refused
     body = _read_body(request)
     if isinstance(body, Response):
         return _to_django(body)

@@ -2,7 +2,9 @@
 
 The delivery log grows with every request; keep what an investigation
 needs (a few weeks) and prune the rest from cron. Deleted in batches, each
-its own short transaction, so a large backlog never holds a long lock.
+its own short transaction, so a large backlog never holds a long lock. The
+card attempts the card-testing limits refused go too, once first refused
+more than N days ago (that table also keeps itself to its newest 10,000).
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
-from django_orderpay.models import DeliveryOutcome, NotificationDelivery
+from django_orderpay.models import CardAttemptRefusal, DeliveryOutcome, NotificationDelivery
 
 DEFAULT_BATCH_SIZE = 1000
 
 
 class Command(BaseCommand):
-    help = "Delete notification deliveries received more than --days days ago."
+    help = (
+        "Delete notification deliveries received, and card attempt refusals first "
+        "refused, more than --days days ago."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--days", type=int, required=True, help="keep this many days")
@@ -49,6 +54,10 @@ class Command(BaseCommand):
                 if not batch:
                     break
                 deleted += NotificationDelivery.objects.filter(pk__in=batch).delete()[0]
+        refusals = CardAttemptRefusal.objects.filter(first_refused_at__lt=cutoff).delete()[0]
         self.stdout.write(
             self.style.SUCCESS(f"{deleted} notification deliveries older than {days} days deleted")
+        )
+        self.stdout.write(
+            self.style.SUCCESS(f"{refusals} card attempt refusals older than {days} days deleted")
         )

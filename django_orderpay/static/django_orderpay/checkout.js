@@ -14,8 +14,9 @@
  * the submit asks the shop for a fresh session (a session lasts 30 minutes;
  * the page's own is the fallback), then waits for PagSeguro.authenticate3DS: AUTH_FLOW_COMPLETED puts
  * the authentication id in the hidden authentication_id field and submits;
- * AUTH_NOT_SUPPORTED submits without one (a credit card) or stops (a debit
- * card: no debit without 3-D Secure); CHANGE_PAYMENT_METHOD stops and asks
+ * AUTH_NOT_SUPPORTED stops (no debit without 3-D Secure; a credit card only
+ * submits without one where the shop allows it: allowNotSupported in the
+ * config); CHANGE_PAYMENT_METHOD stops and asks
  * for another card or method; a challenge is shown by the SDK in between.
  * With data-orderpay-plans-url, once six digits are typed the installment
  * choices are asked for that BIN and relabelled (with the total when the
@@ -380,13 +381,14 @@
         setHidden(form, "authentication_id", result.id);
         setHidden(form, "authentication_status", status);
         resubmit(card, form);
-      } else if (status === "AUTH_NOT_SUPPORTED" && config.type !== "DEBIT_CARD") {
-        // The issuer takes no part in 3-D Secure: the credit card is charged without it.
+      } else if (status === "AUTH_NOT_SUPPORTED" && config.type !== "DEBIT_CARD" && config.allowNotSupported) {
+        // The issuer takes no part in 3-D Secure and the shop lets such a credit
+        // card pay without it (THREEDS_ALLOW_NOT_SUPPORTED).
         setHidden(form, "authentication_id", "");
         setHidden(form, "authentication_status", status);
         resubmit(card, form);
       } else if (status === "AUTH_NOT_SUPPORTED") {
-        stop("AUTH_NOT_SUPPORTED_DEBIT");
+        stop(config.type === "DEBIT_CARD" ? "AUTH_NOT_SUPPORTED_DEBIT" : "AUTH_NOT_SUPPORTED");
       } else {
         stop(status === "CHANGE_PAYMENT_METHOD" ? "CHANGE_PAYMENT_METHOD" : "THREEDS_FAILED");
       }

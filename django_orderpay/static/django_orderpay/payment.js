@@ -13,7 +13,9 @@
  * - [data-orderpay-poll="<url>"] with data-orderpay-status="<status>" asks the
  *   url (JSON with a "status") every few seconds and, once the status differs,
  *   goes to data-orderpay-next (or reloads the page). It stops when
- *   data-orderpay-settled="true".
+ *   data-orderpay-settled="true". Both URLs must be this page's origin (the
+ *   template tags refuse others when rendering; this checks again): any
+ *   other (a javascript: URL, another site) is neither fetched nor followed.
  */
 (function () {
   "use strict";
@@ -52,6 +54,17 @@
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }
 
+  // The URL resolved against this page, if it is on this page's origin; else null.
+  function sameOrigin(url) {
+    if (!url) return null;
+    try {
+      var resolved = new URL(url, window.location.href);
+      return resolved.origin === window.location.origin ? resolved.href : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
   function countdown(box) {
     var end = Date.parse(box.getAttribute("data-orderpay-countdown"));
     var left = box.querySelector("[data-orderpay-left]");
@@ -79,9 +92,10 @@
 
   function follow(box) {
     if (box.getAttribute("data-orderpay-settled") === "true") return;
-    var url = box.getAttribute("data-orderpay-poll");
+    var url = sameOrigin(box.getAttribute("data-orderpay-poll"));
     var shown = box.getAttribute("data-orderpay-status");
-    var next = box.getAttribute("data-orderpay-next");
+    var next = sameOrigin(box.getAttribute("data-orderpay-next"));
+    if (!url) return;
     var again = function () { window.setTimeout(poll, POLL_MS); };
     var poll = function () {
       fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })

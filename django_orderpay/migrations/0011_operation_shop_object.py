@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("contenttypes", "0002_remove_content_type_name"),
-        ("django_orderpay", "0009_connected_accounts"),
+        ("django_orderpay", "0010_card_attempt_refusals"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
