@@ -48,11 +48,11 @@ RETRYABLE_DECLINES = frozenset({"10000", "10002", "20001", "20019", "20119", "20
 
 @dataclass(frozen=True)
 class Decline:
-    """A decline's sentence; ``hint``: whether the retry / other-card hint follows it
+    """A decline's sentence; ``with_hint``: whether the retry / other-card hint follows it
     (False where the sentence already says what to do)."""
 
     text: Promise
-    hint: bool = True
+    with_hint: bool = True
 
 
 CONTACT_ISSUER = Decline(
@@ -69,7 +69,7 @@ NOT_PROCESSED = Decline(_("The payment could not be processed with this card."))
 DECLINES: dict[str, Decline] = {
     "10000": Decline(_("PagBank's security checks did not approve this payment.")),
     "10001": Decline(
-        _("There were too many attempts with this card. Please pay another way."), hint=False
+        _("There were too many attempts with this card. Please pay another way."), with_hint=False
     ),
     "10002": Decline(_("The payment was not approved this time.")),
     "10003": NOT_PROCESSED,
@@ -77,11 +77,11 @@ DECLINES: dict[str, Decline] = {
     "20001": CONTACT_ISSUER,
     "20003": Decline(_("Your card's issuer did not authorise this payment.")),
     "20007": Decline(
-        _("Check the card's number, expiry date and security code, and try again."), hint=False
+        _("Check the card's number, expiry date and security code, and try again."), with_hint=False
     ),
     "20008": Decline(
         _("This card does not take installments: pay in one installment, or with another card."),
-        hint=False,
+        with_hint=False,
     ),
     "20012": Decline(_("This card does not allow this amount.")),
     "20016": WRONG_PASSWORD,
@@ -95,11 +95,11 @@ DECLINES: dict[str, Decline] = {
     ),
     "20103": Decline(
         _("There were too many attempts with this card: contact its issuer, or pay another way."),
-        hint=False,
+        with_hint=False,
     ),
     "20104": Decline(
         _("This payment is over the card's limit: contact its issuer, or use another card."),
-        hint=False,
+        with_hint=False,
     ),
     "20105": Decline(_("This card has reached the number of payments it allows.")),
     "20110": NOT_PROCESSED,
@@ -109,7 +109,7 @@ DECLINES: dict[str, Decline] = {
     "20114": Decline(_("This card must be used as a debit card here.")),
     "20115": NOT_ALLOWED,
     "20116": Decline(
-        _("The card's details are not valid: check them all and try again."), hint=False
+        _("The card's details are not valid: check them all and try again."), with_hint=False
     ),
     "20117": Decline(_("There is a problem with this card.")),
     "20118": Decline(_("Recurring payments with this card are suspended.")),
@@ -122,7 +122,7 @@ DECLINES: dict[str, Decline] = {
             "This card is blocked: contact its issuer (their number is on the back of the "
             "card), or pay another way."
         ),
-        hint=False,
+        with_hint=False,
     ),
     "20999": Decline(
         _("The shop must settle something with PagBank before this card can be charged.")
@@ -133,18 +133,24 @@ EXPIRED_CARD = _("This card has expired: check its expiry date, or use another c
 #: The issuer's reason (``raw_data.reason_code``, ABECS) behind a ``20003`` refusal,
 #: where the shopper can act on it.
 ISSUER_REASONS: dict[str, Decline] = {
-    "14": Decline(_("The card number is not valid: check it, or use another card."), hint=False),
+    "14": Decline(
+        _("The card number is not valid: check it, or use another card."), with_hint=False
+    ),
     "51": Decline(_("The card does not have enough available limit for this payment.")),
-    "54": Decline(EXPIRED_CARD, hint=False),
+    "54": Decline(EXPIRED_CARD, with_hint=False),
     "55": WRONG_PASSWORD,
     "57": NOT_ALLOWED,
     "61": Decline(_("This payment is over the card's limit.")),
     "65": Decline(_("This card has reached the number of payments it allows.")),
     "78": Decline(
-        _("This card is blocked: if it is new, unlock it with its issuer first."), hint=False
+        _("This card is blocked: if it is new, unlock it with its issuer first."), with_hint=False
     ),
-    "82": Decline(_("The security code is not the card's: check it and try again."), hint=False),
-    "N7": Decline(_("The security code is not the card's: check it and try again."), hint=False),
+    "82": Decline(
+        _("The security code is not the card's: check it and try again."), with_hint=False
+    ),
+    "N7": Decline(
+        _("The security code is not the card's: check it and try again."), with_hint=False
+    ),
     "91": Decline(_("Your card's issuer did not answer in time.")),
     "96": Decline(_("The card's network failed while deciding this payment.")),
 }
@@ -190,15 +196,15 @@ class ShopperMessage:
 
     text: str
     may_retry: bool = False
-    #: Whether the sentence ends with what to try next (a retry, or another card).
-    hint: bool = True
+    #: Whether a hint follows (False where the sentence already says what to do).
+    with_hint: bool = True
     #: The shop's own setup failed: another card would not help, so no hint.
     shop_side: bool = False
     #: What to do, when neither "try again" nor "another card" is it.
     hint: str | None = None
 
     def __str__(self) -> str:
-        if self.shop_side or not self.hint:
+        if self.shop_side or not self.with_hint:
             return self.text
         hint = self.hint or (RETRY_HINT if self.may_retry else OTHER_CARD_HINT)
         return f"{self.text} {hint}"
@@ -215,7 +221,7 @@ def decline_message(code: str | None, reason_code: str | None = None) -> Shopper
         if reason is not None:
             decline, may_retry = reason, reason_code in RETRYABLE_REASONS
     decline = decline or GENERIC_DECLINE
-    return ShopperMessage(str(decline.text), may_retry, hint=decline.hint)
+    return ShopperMessage(str(decline.text), may_retry, with_hint=decline.with_hint)
 
 
 def charge_decline_message(charge: Any) -> ShopperMessage:
@@ -241,7 +247,7 @@ def refusal_message(error: Any) -> ShopperMessage:
     fails until someone fixes the token, the account or the settings.
     """
     if isinstance(error, PaymentInProgress):
-        return ShopperMessage(str(IN_PROGRESS), hint=False)
+        return ShopperMessage(str(IN_PROGRESS), with_hint=False)
     if is_shop_side(error):
         logger.error(
             "the shop cannot take payments: %s: %s (check ORDERPAY['TOKEN'], the "
