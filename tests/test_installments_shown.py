@@ -108,7 +108,8 @@ def test_a_saved_card_is_offered_the_plans_a_typed_card_of_its_bin_is(
     assert [p["total_display"] for p in shown] == [format_cents(p[2]) for p in saved]
 
 
-def test_a_saved_card_pays_each_plans_total_with_the_buyers_interest(saved_card):
+def test_a_saved_card_pays_each_plans_total_with_the_buyers_interest(saved_card, orderpay):
+    orderpay(CARD_TESTING_LIMITS=False)  # twelve payments in a row by one shopper, on purpose
     owner, token = saved_card
     plans = offered_plans(
         12870, card_bin=token.first_digits, fee_plans=True, max_installments_no_interest=NO_INTEREST
