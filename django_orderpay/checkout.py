@@ -26,13 +26,24 @@ from django.core import signing
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext_lazy as _
 
-from django_orderpay import payloads, rules, services
+from django_orderpay import payloads, rules
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.forms import CARD_FORM_FIELDS, CardPaymentForm, add_payment_error
-from django_orderpay.models import ChargeStatus, Order, format_cents
+from django_orderpay.installments import offered_plans, plan_choices, plan_for, plan_label
+from django_orderpay.models import ChargeStatus, Order
 from django_orderpay.payloads.authentication import THREEDS_ID_PATTERN
-from django_orderpay.services.fees import InstallmentPlan, plan_for
+from django_orderpay.services.fees import InstallmentPlan
+
+__all__ = [
+    "CardCheckoutForm",
+    "DebitCardForm",
+    "plan_choices",  # at home in django_orderpay.installments; here for older imports
+    "plan_label",
+    "sign_plans",
+    "threeds_required",
+    "unsign_plans",
+]
 
 logger = logging.getLogger("django_orderpay.checkout")
 
@@ -79,18 +90,6 @@ def threeds_required(order: Order | None = None, *, mode: str | None = None) -> 
     if mode == "always":
         return True
     return mode == "after_decline" and declined_for_authentication(order)
-
-
-def plan_label(plan: InstallmentPlan) -> str:
-    """``3x R$ 35,00 (no interest)`` / ``4x R$ 26,90 (total R$ 107,60)``, in the active language."""
-    share = format_cents(plan.installment_value)
-    if plan.interest_free:
-        return str(_("%(count)sx %(share)s (no interest)") % {"count": plan.installments,
-                                                               "share": share})  # fmt: skip
-    return str(
-        _("%(count)sx %(share)s (total %(total)s)")
-        % {"count": plan.installments, "share": share, "total": format_cents(plan.total)}
-    )
 
 
 #: Salt of the signed token with which a checkout page asks for a fresh 3-D Secure session.
@@ -236,9 +235,10 @@ class CardCheckoutForm(CardPaymentForm):
             self.add_error("installments", _("Type the card number to see its installments."))
             return None
         try:
-            plans = services.installment_plans(
+            plans = offered_plans(
                 self.amount or 0,
                 card_bin=card_bin,
+                fee_plans=True,
                 max_installments=self.max_installments,
                 max_installments_no_interest=self.max_installments_no_interest,
             )
@@ -291,10 +291,3 @@ class DebitCardForm(CardCheckoutForm):
     @property
     def stores_card(self) -> bool:
         return False
-
-
-def plan_choices(plans: list[InstallmentPlan]) -> list[dict[str, Any]]:
-    """The plans as ``checkout.js`` shows them: count, label and total (cents)."""
-    return [
-        {"installments": p.installments, "label": plan_label(p), "total": p.total} for p in plans
-    ]

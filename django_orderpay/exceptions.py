@@ -256,6 +256,22 @@ class OutcomeUnknown(ProviderUnavailable):
         self.operation = operation
 
 
+class PaymentInProgress(OrderPayError):
+    """Another money-moving call for the same shop object is in flight: nothing was sent.
+
+    A shop object (the purchase an order was created for) has at most one
+    at a time: a payment (a create or a pay) is refused while a payment,
+    capture or refund of it has no outcome yet. ``operation`` is the one in
+    flight; tell the shopper to wait for its outcome (``shopper_messages``
+    says so), don't start another. Calling again with the first call's key
+    joins it instead.
+    """
+
+    def __init__(self, message: str, *, operation: Any = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
 class CardTokenNotOwned(OrderPayError, PermissionDenied):
     """A stored card was offered by someone other than its owner.
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any, cast
@@ -32,12 +33,23 @@ from django_orderpay.exceptions import (
     OrderPayError,
     OutcomeUnknown,
     PayloadError,
+    PaymentInProgress,
     ProviderError,
     ProviderUnavailable,
     TooManyCardAttempts,
 )
-from django_orderpay.models import CardToken, Order, format_cents
-from django_orderpay.shopper_messages import is_shop_side, refusal_message
+from django_orderpay.installments import (
+    InstallmentPlan,
+    interest_free_plans,
+    plan_choices,
+    plan_for,
+    plan_label,
+    plans_or_one,
+)
+from django_orderpay.intents import IntentField, intent_of, is_intent
+from django_orderpay.intents import operation_key as intent_operation_key
+from django_orderpay.models import CardToken, Order
+from django_orderpay.shopper_messages import IN_PROGRESS, is_shop_side, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
 logger = logging.getLogger("django_orderpay.forms")
@@ -77,22 +89,28 @@ OUTCOME_UNKNOWN_MESSAGE = _(
 
 
 def installment_choices(max_installments: int, amount: int | None = None) -> list[tuple[int, str]]:
-    """``[(1, "1x R$ 100.00"), (2, "2x R$ 50.00"), ...]`` (labels without amounts if none given).
+    """``[(1, "1x R$ 100,00 (no interest)"), ...]`` (labels without amounts if none given).
 
     With an ``amount``, only counts whose installment is at least R$ 5,00
     (``rules.MIN_INSTALLMENT``) are offered: PagBank refuses smaller ones.
+    Each label's shares add up to the amount (see :mod:`django_orderpay.installments`).
     """
-    choices = []
-    for count in range(1, max_installments + 1):
-        if amount is None:
-            label = f"{count}x"
-        elif count > 1 and amount < count * rules.MIN_INSTALLMENT:
-            break
-        else:
-            share = -(-amount // count)  # rounded up: the buyer never sees less than is charged
-            label = f"{count}x {format_cents(share)}"
-        choices.append((count, label))
-    return choices
+    if amount is None:
+        return [(count, f"{count}x") for count in range(1, max_installments + 1)]
+    return _choices(interest_free_plans(amount, max_installments))
+
+
+def _choices(plans: list[InstallmentPlan]) -> list[tuple[int, str]]:
+    return [(plan.installments, plan_label(plan)) for plan in plans]
+
+
+def pending_intent(operation: Any) -> str:
+    """The intent of a card payment still waiting for its answer (an open ``pay``
+    operation of an intent, as ``services.in_flight_for`` answers it), or "": what a
+    card form's ``resend`` takes, so the browser sends the very same post again."""
+    if operation is None or not operation.is_open or operation.kind != "pay":
+        return ""
+    return intent_of(operation.idempotency_key, "pay") or ""
 
 
 def _may_have_charged(error: OutcomeUnknown) -> bool:
@@ -130,6 +148,14 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         )
         form.outcome_unknown = error  # type: ignore[attr-defined]
         form.add_error(None, OUTCOME_UNKNOWN_MESSAGE)
+        return
+    if isinstance(error, PaymentInProgress):
+        # Nothing was sent: another payment of the same purchase has no outcome yet.
+        logger.info(
+            "payment not sent: operation %s in flight", getattr(error.operation, "pk", None)
+        )
+        form.in_progress = error  # type: ignore[attr-defined]
+        form.add_error(None, IN_PROGRESS)
         return
     if isinstance(error, TooManyCardAttempts) or is_shop_side(error):
         # The card-testing limits, or the token, the account or the settings: the
@@ -197,7 +223,19 @@ def _field_message(form: forms.Form, field: str, detail: str) -> str:
     return _("%(label)s: %(detail)s") % {"label": label, "detail": detail}
 
 
-class CardPaymentForm(forms.Form):
+class IntentMixin:
+    """A form carrying its page's intent (:mod:`django_orderpay.intents`)."""
+
+    cleaned_data: dict[str, Any]
+
+    def operation_key(self, step: str) -> str | None:
+        """The idempotency key of ``step`` of this page's attempt (call after ``is_valid()``);
+        None when the post carried no intent (the operation's key is then derived)."""
+        intent = self.cleaned_data.get("intent")
+        return intent_operation_key(intent, step) if intent else None
+
+
+class CardPaymentForm(IntentMixin, forms.Form):
     """The encrypted card, its holder's name, the installments and "save this card".
 
     The holder's name is posted as typed (it is not a secret, and PagBank asks
@@ -226,6 +264,8 @@ class CardPaymentForm(forms.Form):
     error_fields: Mapping[str, str] = CARD_FORM_FIELDS
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
     save_card = forms.BooleanField(label=_("Save this card for my next purchases"), required=False)
+    #: The page's attempt: a post sent twice pays once (see ``pay``).
+    intent = IntentField()
 
     def __init__(
         self,
@@ -233,6 +273,7 @@ class CardPaymentForm(forms.Form):
         user: AbstractBaseUser | AnonymousUser | None = None,
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
+        resend: str = "",
         request: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -241,6 +282,9 @@ class CardPaymentForm(forms.Form):
         if not 1 <= max_installments <= rules.MAX_INSTALLMENTS:
             raise ValueError(f"max_installments must be 1 to {rules.MAX_INSTALLMENTS}")
         self.user = user
+        #: The intent of this page's payment still waiting for its answer (see
+        #: ``pending_intent``): ``checkout.js`` sends that very post again if it has it.
+        self.resend = resend if is_intent(resend) else ""
         self.shopper = _shopper(request, user)
         _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
@@ -254,8 +298,10 @@ class CardPaymentForm(forms.Form):
 
     def clean_holder_name(self) -> str:
         name = " ".join(self.cleaned_data["holder_name"].split())
-        refused = rules.forbidden_name_characters(name)
-        if not name or any(char.isdigit() for char in name) or refused:
+        refused = rules.forbidden_name_characters(name) or rules.holder_name_refused_characters(
+            name
+        )
+        if not name or refused:
             raise forms.ValidationError(
                 _("Type the name as printed on the card, letters only."), code="invalid"
             )
@@ -318,7 +364,10 @@ class CardPaymentForm(forms.Form):
         """
         try:
             return services.pay_order(
-                order, [self.charge(amount, **charge_options)], shopper=self.shopper
+                order,
+                [self.charge(amount, **charge_options)],
+                idempotency_key=self.operation_key("pay"),
+                shopper=self.shopper,
             )
         except OrderPayError as error:
             add_payment_error(self, error, self.error_fields)
@@ -329,17 +378,20 @@ class CardTokenChoiceField(forms.ModelChoiceField):
     """A stored card, shown as its brand, last digits and expiry (never its token)."""
 
     def label_from_instance(self, obj: CardToken) -> str:
-        brand = (obj.brand or _("card")).capitalize()
-        expiry = f" ({obj.exp_month}/{obj.exp_year})" if obj.exp_month and obj.exp_year else ""
-        return f"{brand} •••• {obj.last_digits}{expiry}"
+        return obj.label
 
 
-class SavedCardForm(forms.Form):
+class SavedCardForm(IntentMixin, forms.Form):
     """Pay with one of ``user``'s stored cards; no card data is typed or posted.
 
     The choices are the user's own tokens only (a token can be used only by
     its owner), listed by their row id, so the ``CARD_`` id never reaches the
-    page.
+    page. The installments are priced as a typed card's are
+    (:mod:`django_orderpay.installments`): with ``fee_plans``, the
+    provider's plans for each card's BIN (the buyer's interest past
+    ``max_installments_no_interest``); the chosen plan's total is charged.
+    ``plans_json`` holds each card's choices for ``checkout.js``, which
+    relabels the installments when another card is chosen.
     """
 
     card_token = CardTokenChoiceField(
@@ -350,6 +402,7 @@ class SavedCardForm(forms.Form):
         error_messages={"invalid_choice": _("Choose one of your saved cards.")},
     )
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
+    intent = IntentField()
 
     def __init__(
         self,
@@ -357,12 +410,16 @@ class SavedCardForm(forms.Form):
         user: AbstractBaseUser | AnonymousUser,
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
+        fee_plans: bool = False,
+        max_installments_no_interest: int = 0,
         request: Any = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", SAVED_CARD_FORM_AUTO_ID)
         super().__init__(*args, **kwargs)
         self.user = user
+        self.amount = amount
+        self.plan: InstallmentPlan | None = None
         self.shopper = _shopper(request, user)
         _ask_for_captcha(self, self.shopper)
         tokens = CardToken.objects.none()
@@ -371,15 +428,33 @@ class SavedCardForm(forms.Form):
                 CardToken.objects.active().filter(user_id=user.pk).order_by("-created_at", "-pk")
             )
         self._token_field.queryset = tokens
-        newest = tokens.first()
-        if newest is not None:
-            self.initial.setdefault("card_token", newest.pk)  # the card used last, chosen
-        _offer_installments(self, max_installments, amount)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        _refuse_if_limited(self, self.shopper)
-        return data
+        cards = list(tokens)
+        if cards:
+            self.initial.setdefault("card_token", cards[0].pk)  # the card used last, chosen
+        #: Each card's plans (row id -> plans); by BIN, so a card's brand prices it.
+        self.plans: dict[int, list[InstallmentPlan]] = {}
+        if amount is not None:
+            by_bin: dict[str, list[InstallmentPlan]] = {}
+            for card in cards:
+                card_bin = card.first_digits or ""
+                if card_bin not in by_bin:
+                    by_bin[card_bin] = plans_or_one(
+                        amount,
+                        card_bin=card_bin,
+                        fee_plans=fee_plans and rules.is_digits(card_bin, (6, 8)),
+                        max_installments=max_installments,
+                        max_installments_no_interest=max_installments_no_interest,
+                    )
+                self.plans[card.pk] = by_bin[card_bin]
+        field = cast(forms.ChoiceField, self.fields["installments"])
+        if self.plans:
+            # Every count some card offers may be posted; clean() checks the chosen card's.
+            shown = self.plans[cards[0].pk]
+            counts = sorted({plan.installments for plans in self.plans.values() for plan in plans})
+            labels = {plan.installments: plan_label(plan) for plan in shown}
+            field.choices = [(count, labels.get(count, f"{count}x")) for count in counts]
+        else:
+            field.choices = installment_choices(max_installments, amount)
 
     @property
     def _token_field(self) -> CardTokenChoiceField:
@@ -390,8 +465,26 @@ class SavedCardForm(forms.Form):
         tokens = self._token_field.queryset
         return tokens is not None and tokens.exists()
 
+    @property
+    def plans_json(self) -> str:
+        """Each card's choices as ``checkout.js`` reads them (row id -> ``plan_choices``)."""
+        return json.dumps({str(pk): plan_choices(plans) for pk, plans in self.plans.items()})
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        _refuse_if_limited(self, self.shopper)
+        token, installments = data.get("card_token"), data.get("installments")
+        if token is not None and installments and token.pk in self.plans:
+            self.plan = plan_for(self.plans[token.pk], installments)
+            if self.plan is None:
+                self.add_error(
+                    "installments", _("This card does not offer that many installments.")
+                )
+        return data
+
     def pay(self, order: Order, amount: int, *, capture: bool = True) -> Order | None:
-        """Pay ``order`` with the chosen card (``services.pay_with_card_token``).
+        """Pay ``order`` with the chosen card (``services.pay_with_card_token``): ``amount``,
+        or the chosen plan's total with the buyer's interest.
 
         None when refused, with the reason added to the form's errors.
         """
@@ -400,9 +493,10 @@ class SavedCardForm(forms.Form):
                 order,
                 self.cleaned_data["card_token"],
                 user=self.user,
-                amount=amount,
+                amount=self.plan.amount() if self.plan is not None else amount,
                 installments=self.cleaned_data["installments"],
                 capture=capture,
+                idempotency_key=self.operation_key("pay"),
                 shopper=self.shopper,
             )
         except OrderPayError as error:

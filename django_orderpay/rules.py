@@ -155,6 +155,10 @@ MAX_INSTALLMENTS_ENABLED: Final = 18
 #: The characters PagBank refuses in a person's name (customer, card holder),
 #: answering "must not contains any of the characters [...]".
 FORBIDDEN_NAME_CHARACTERS: Final = '!@#$%¨*()"”\\|{}[]<>;'
+#: Besides letters and spaces, what a card holder's name may hold: the SDK strips
+#: ``'`` and ``/`` before it encrypts the name, and drops the rest but letters and
+#: spaces; these few are dropped harmlessly (``D'Ávila``, ``J. Silva``, ``Ana-Maria``).
+HOLDER_NAME_PUNCTUATION: Final = "'/.-"
 #: What a soft descriptor keeps: letters and digits; the rest (spaces too: the docs' answers
 #: give "Lojadomeuteste" for "Loja do meu teste") is stripped, not refused.
 SOFT_DESCRIPTOR_DROPPED: Final = re.compile(r"[^A-Za-z0-9]")
@@ -235,6 +239,26 @@ def boleto_payer_name(name: str) -> str:
 def forbidden_name_characters(name: str) -> str:
     """The characters of ``name`` PagBank refuses in a person's name, in order, once each."""
     return "".join(dict.fromkeys(c for c in name if c in FORBIDDEN_NAME_CHARACTERS))
+
+
+def holder_name_refused_characters(name: str) -> str:
+    """The characters of a card holder's name that are not letters: in order, once each.
+
+    The browser SDK encrypts the name as ``[a-zA-Z ]`` once accents are
+    dropped (``'`` and ``/`` stripped first): anything else (a digit, an
+    emoji, a symbol) is dropped from the name the issuer sees, so it is
+    refused here; :data:`HOLDER_NAME_PUNCTUATION` is let through.
+    """
+    refused = []
+    for char in name:
+        if char.isspace() or char in HOLDER_NAME_PUNCTUATION:
+            continue
+        base = "".join(
+            c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)
+        )
+        if not (base.isascii() and base.isalpha()):
+            refused.append(char)
+    return "".join(dict.fromkeys(refused))
 
 
 def strip_soft_descriptor(value: str) -> str:

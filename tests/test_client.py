@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -475,6 +476,28 @@ def test_client_from_settings_and_get_client(emulator):
         reset_client()
         reset_client()
         assert get_client().http.timeout == 3.0
+    reset_client()
+
+
+def test_a_forked_process_makes_its_own_client_and_leaves_the_parents_open():
+    """Two processes writing to one inherited connection garble each other's requests (the
+    provider reads half of one and half of the other): a child builds its own client."""
+    settings = {"ENVIRONMENT": "emulator", "EMULATOR_URL": "http://emulator.test", "TOKEN": TOKEN}
+    with override_settings(ORDERPAY=settings):
+        parent = get_client()
+        context = multiprocessing.get_context("fork")
+        answers = context.Queue()
+
+        def child() -> None:
+            theirs = get_client()
+            answers.put((theirs is parent, theirs is get_client()))
+
+        process = context.Process(target=child)
+        process.start()
+        process.join(10)
+
+        assert answers.get(timeout=5) == (False, True)
+        assert get_client() is parent  # the parent's own, untouched
     reset_client()
 
 

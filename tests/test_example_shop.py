@@ -249,11 +249,11 @@ def test_card_payment_ends_paid_on_the_status_page(client, products, shop):
     charge = order.charges.get()
     assert (charge.amount_value, charge.installments) == (15470, 3)
     page = client.get(purchase.get_absolute_url()).content.decode()
-    assert "Paid with Visa •••• 1111 in 3 installments." in page
+    assert "Paid: R$ 154.70 with Visa •••• 1111 in 3 installments, no interest." in page
     assert status_json(client, purchase) == {
         "status": "PAID",
         "label": "Paid",
-        "detail": "Paid with Visa •••• 1111 in 3 installments.",
+        "detail": "Paid: R$ 154.70 with Visa •••• 1111 in 3 installments, no interest.",
         "settled": True,
     }
 
@@ -271,9 +271,10 @@ def test_declined_card_shows_the_decline_and_a_retry_pays_the_same_order(client,
     page = html.unescape(client.get(purchase.get_absolute_url()).content.decode())
     assert "Payment declined" in page
     # What the shopper can do, not the provider's words or code (those are for staff).
+    # The emulator's declined Visa: 20003 with the issuer's reason 51 (no limit left).
     assert (
-        "The payment was declined. Your card's issuer did not authorise this payment. "
-        "You may try another card or another way to pay."
+        "The payment was declined. The card does not have enough available limit for this "
+        "payment. You may try another card or another way to pay."
     ) in page
     assert "20003" not in page and "NAO AUTORIZADA" not in page
     assert "Try another card" in page
@@ -352,6 +353,9 @@ def test_a_paid_purchase_cannot_be_paid_again(client, products, shop):
     assert again["Location"] == purchase.get_absolute_url()
     assert Order.objects.get().charges.count() == 1
     assert client.get(reverse("shop:pay", args=[purchase.reference])).status_code == 302
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    # Said as news, not as a success of the post, nor as "cannot be paid now: paid".
+    assert '<li class="message info">This purchase is paid already: there is nothing left' in page
 
 
 def test_provider_down_is_a_message_on_the_pay_page(client, products, shop, settings):
@@ -494,7 +498,7 @@ def test_deeplink_paid_through_the_simulator_updates_on_the_notification(client,
     shop.deliver_notifications(client)
 
     paid = status_json(client, purchase)
-    assert (paid["status"], paid["detail"]) == ("PAID", "Paid in the PagBank app.")
+    assert (paid["status"], paid["detail"]) == ("PAID", "Paid: R$ 154.70 in the PagBank app.")
 
 
 def test_shop_simulates_the_app_and_comes_back_to_the_redirect_url(client, products, shop):
@@ -649,7 +653,7 @@ def test_the_checkout_page_in_brazilian_portuguese(client, products, shop, maria
         assert label in page
     assert "Código de segurança" in page and "Parcelas" in page
     assert "Salvar este cartão para as próximas compras" in page
-    assert "3x R$ 51,57" in page  # 154.70 / 3, rounded up
+    assert "3x: a primeira R$ 51,56 e 2x R$ 51,57 (sem juros)" in page  # adds up to 154,70
     # checkout.js's messages travel translated in a data attribute.
     fieldset = response.context["messages_json"]
     assert json.loads(fieldset)["INVALID_EXPIRATION_MONTH"] == (
@@ -675,7 +679,7 @@ def test_checkout_errors_and_status_in_brazilian_portuguese(client, products, sh
 
     page = client.get(purchase.get_absolute_url(), **PT_BR).content.decode()
     assert f"Compra nº {purchase.pk}" in page
-    assert "Pago com Visa •••• 1111 em 2 parcelas." in page
+    assert "Pago: R$ 214,60 com Visa •••• 1111 em 2 parcelas, sem juros." in page
     assert "R$ 214,60" in page  # 3 x 59.90 + 34.90: the refused checkout's shirt is still there
     assert (
         client.get(reverse("shop:status_json", args=[purchase.reference]), **PT_BR).json()["label"]

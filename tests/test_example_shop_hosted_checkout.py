@@ -67,7 +67,7 @@ def test_paid_on_pagbanks_page_the_purchase_is_paid(
     (order,) = purchase.payment_orders()
     assert order.checkout == checkout
     page = client.get(reverse("shop:pay", args=[purchase.reference]), follow=True)
-    assert "cannot be paid now" in page.content.decode()
+    assert "This purchase is paid already: there is nothing left to pay." in page.content.decode()
 
 
 def test_a_second_payment_on_pagbank_is_refunded_by_the_shop(

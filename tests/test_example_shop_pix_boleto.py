@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from django_orderpay import rules
 from django_orderpay.models import Order, QrCode
@@ -95,6 +96,20 @@ def test_the_pagbank_qr_is_shown_without_a_code_to_copy(client, products, shop):
     assert 'data-testid="pix-qr-code"' in page
     assert 'data-testid="pix-text"' not in page
     assert "Scan it with the PagBank app." in page
+    # Named for the app, not as a Pix.
+    assert "Waiting for payment in the PagBank app" in page
+    assert "Pay R$ 154.70 with the PagBank app" in page and "by Pix" not in page
+
+
+def test_an_expired_pix_shows_no_code_to_pay(client, products, shop):
+    purchase = check_out(client, products)
+    pay_pix(client, purchase)
+    QrCode.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    page = status_page(client, purchase)
+
+    assert "This Pix code has expired." in page
+    assert 'data-testid="pix-qr-code"' not in page and 'data-testid="pix-text"' not in page
 
 
 def test_pix_paid_by_the_payer_makes_the_purchase_paid(client, products, shop):
@@ -105,7 +120,7 @@ def test_pix_paid_by_the_payer_makes_the_purchase_paid(client, products, shop):
     shop.deliver_notifications(client)
 
     assert status_json(client, purchase)["status"] == "PAID"
-    assert status_json(client, purchase)["detail"] == "Paid by Pix."
+    assert status_json(client, purchase)["detail"] == "Paid: R$ 154.70 by Pix."
     assert status_json(client, purchase)["settled"] is True
 
 
@@ -173,7 +188,7 @@ def test_boleto_paid_by_the_payer_makes_the_purchase_paid(client, products, shop
     shop.deliver_notifications(client)
 
     assert status_json(client, purchase)["status"] == "PAID"
-    assert status_json(client, purchase)["detail"] == "Paid by boleto."
+    assert status_json(client, purchase)["detail"] == "Paid: R$ 154.70 by boleto."
 
 
 def test_a_boleto_cancelled_unpaid_after_its_due_date_may_be_paid_again(client, products, shop):

@@ -103,7 +103,12 @@ def test_max_installments_limits_the_choices():
 
 def test_installment_labels():
     assert installment_choices(2) == [(1, "1x"), (2, "2x")]
-    assert installment_choices(3, 1500)[2] == (3, "3x R$ 5.00")
+    assert installment_choices(3, 1500)[2] == (3, "3x R$ 5.00 (no interest)")
+    # The shares add up to the amount: the first installment carries the odd cents.
+    three = "3x: the first R$ 33.34 and 2x R$ 33.33 (no interest)"
+    six = "6x: the first R$ 13.15 and 5x R$ 13.17 (no interest)"
+    assert installment_choices(3, 10000)[2] == (3, three)
+    assert installment_choices(6, 7900)[5] == (6, six)
 
 
 @pytest.mark.parametrize(
@@ -116,7 +121,11 @@ def test_only_installments_of_at_least_five_reais_are_offered(amount, offered):
 
 @pytest.mark.parametrize(
     ("typed", "kept"),
-    [("Jose da Silva", "Jose da Silva"), ("  José   D'Ávila ", "José D'Ávila")],
+    [
+        ("Jose da Silva", "Jose da Silva"),
+        ("  José   D'Ávila ", "José D'Ávila"),
+        ("Ana-Maria J. Brandão", "Ana-Maria J. Brandão"),  # what the SDK drops harmlessly
+    ],
 )
 def test_the_holders_name_is_posted_and_sent_in_card_holder(typed, kept):
     form = CardPaymentForm(
@@ -129,7 +138,12 @@ def test_the_holders_name_is_posted_and_sent_in_card_holder(typed, kept):
     assert card["holder"] == {"name": kept}
 
 
-@pytest.mark.parametrize("typed", ["", "   ", "Jose 2", "Jose <Silva>", "J" * 31])
+@pytest.mark.parametrize(
+    "typed",
+    # Not letters: the SDK would drop them from the name the issuer reads (an emoji
+    # included), or PagBank refuses them.
+    ["", "   ", "Jose 2", "Jose <Silva>", "J" * 31, "Jose 😀", "Jose ★", "Jos€", "Иван"],
+)
 def test_a_holders_name_pagbank_would_refuse_names_the_field(typed):
     form = CardPaymentForm(
         {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}

@@ -7,6 +7,9 @@ from django.utils import translation
 
 from django_orderpay.exceptions import ErrorMessage, ProviderError, ProviderUnavailable
 from django_orderpay.shopper_messages import (
+    CONTACT_ISSUER,
+    DECLINES,
+    GENERIC_DECLINE,
     OTHER_CARD_HINT,
     RETRY_HINT,
     decline_message,
@@ -19,10 +22,11 @@ from django_orderpay.shopper_messages import (
     [
         ("10000", "PagBank's security checks did not approve this payment.", True),
         ("10002", "The payment was not approved this time.", True),
-        ("20001", "Your card's issuer declined this payment.", True),
+        ("20001", str(CONTACT_ISSUER.text), True),
         ("20003", "Your card's issuer did not authorise this payment.", False),
         ("20159", "Your card's issuer asks for an extra check of this payment.", True),
-        ("20017", "Your card's issuer declined this payment.", False),
+        ("20017", "This card does not allow this payment.", False),
+        ("29999", "Your card's issuer declined this payment.", False),  # not documented
         ("", "Your card's issuer declined this payment.", False),
         (None, "Your card's issuer declined this payment.", False),
     ],
@@ -34,6 +38,54 @@ def test_a_decline_says_what_happened_and_whether_to_try_again(code, text, may_r
     hint = RETRY_HINT if may_retry else OTHER_CARD_HINT
     assert str(message) == f"{text} {hint}"
     assert code is None or code == "" or code not in str(message)
+
+
+#: PagBank's "motivos de compra negada": every code its partner plugin maps for shoppers.
+DOCUMENTED = (
+    "10000 10001 10002 10003 10004 20001 20003 20007 20008 20012 20016 20017 20018 20019 "
+    "20039 20101 20102 20103 20104 20105 20110 20111 20112 20113 20114 20115 20116 20117 "
+    "20118 20119 20158 20159 20169 20301 20999"
+).split()
+
+
+@pytest.mark.parametrize("language", ["en", "pt-br"])
+def test_every_documented_decline_has_its_own_sentence_in_both_languages(language):
+    with translation.override(language):
+        generic = str(GENERIC_DECLINE.text)
+        for code in DOCUMENTED:
+            message = decline_message(code)
+            assert message.text != generic, code
+            assert code not in str(message)
+            if language == "pt-br":
+                with translation.override("en"):
+                    english = decline_message(code).text
+                assert message.text != english, f"{code} is not translated"
+    assert set(DECLINES) == set(DOCUMENTED)
+
+
+@pytest.mark.parametrize(
+    ("reason", "text", "may_retry"),
+    [
+        ("54", "This card has expired: check its expiry date, or use another card.", False),
+        ("51", "The card does not have enough available limit for this payment.", False),
+        ("91", "Your card's issuer did not answer in time.", True),
+        ("05", "Your card's issuer did not authorise this payment.", False),  # generic reason
+    ],
+)
+def test_the_issuers_reason_refines_a_plain_refusal(reason, text, may_retry):
+    message = decline_message("20003", reason)
+
+    assert (message.text, message.may_retry) == (text, may_retry)
+    # A code of PagBank's own says more than the issuer's reason: it stands.
+    assert decline_message("20007", "54").text.startswith("Check the card's number")
+
+
+def test_an_expired_cards_decline_says_expired_and_no_second_hint():
+    message = decline_message("20003", "54")
+
+    assert str(message) == "This card has expired: check its expiry date, or use another card."
+    with translation.override("pt-br"):
+        assert "vencido" in str(decline_message("20003", "54"))
 
 
 def refused(*entries: tuple[str, str, str | None]) -> ProviderError:

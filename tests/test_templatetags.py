@@ -164,7 +164,7 @@ def test_card_inputs_have_no_name_so_the_raw_card_cannot_be_posted(key_configure
     assert holder["name"] == "holder_name"
     # What has a name is only what the server may receive.
     named = sorted(attrs["name"] for attrs in Elements(html).named())
-    assert named == ["encrypted_card", "holder_name", "installments"]
+    assert named == ["encrypted_card", "holder_name", "installments", "intent"]
 
 
 def test_a_refused_holder_name_is_shown_by_its_input_with_what_was_typed(key_configured):
@@ -247,5 +247,6 @@ def test_installment_choices_show_each_share(key_configured):
         "{% orderpay_card_form form %}", form=CardPaymentForm(amount=10000, max_installments=3)
     )
     assert "1x R$ 100.00" in html
-    assert "3x R$ 33.34" in html  # rounded up: never less than what is charged
+    # Shares that add up to what is charged: the first carries the odd cent.
+    assert "3x: the first R$ 33.34 and 2x R$ 33.33 (no interest)" in html
     assert "4x" not in html

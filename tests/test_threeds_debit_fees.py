@@ -325,15 +325,23 @@ def test_plans_view_answers_only_signed_parameters(client, orderpay_emulator):
     answer = client.get("/orderpay/installments/", {"bin": "411111", "plans": token})
     assert answer.status_code == 200
     plans = answer.json()["plans"]
-    assert plans[0] == {"installments": 1, "label": "1x R$ 100.00 (no interest)", "total": 10000}
-    assert plans[3]["label"] == "4x R$ 27.22 (total R$ 108.87)"
+    assert plans[0] == {
+        "installments": 1,
+        "label": "1x R$ 100.00 (no interest)",
+        "total": 10000,
+        "total_display": "R$ 100.00",
+    }
+    # 4 x 27.22 is 108.88: the first installment carries the cent less.
+    assert plans[3]["label"] == "4x: the first R$ 27.21 and 3x R$ 27.22 (total R$ 108.87)"
     tampered = client.get("/orderpay/installments/", {"bin": "411111", "plans": token + "x"})
     assert tampered.status_code == 400
     assert client.get("/orderpay/installments/", {"bin": "4111", "plans": token}).status_code == 400
     pt = client.get(
         "/orderpay/installments/", {"bin": "411111", "plans": token}, HTTP_ACCEPT_LANGUAGE="pt-br"
     )
-    assert pt.json()["plans"][3]["label"] == "4x R$ 27,22 (total R$ 108,87)"
+    assert (
+        pt.json()["plans"][3]["label"] == "4x: a primeira R$ 27,21 e 3x R$ 27,22 (total R$ 108,87)"
+    )
 
 
 def test_card_form_tag_carries_the_session_never_the_token(orderpay_emulator):

@@ -43,10 +43,5 @@ def threeds_summary(charge: Charge) -> str:
 
 def interest_summary(charge: Charge) -> str:
     """The buyer's interest inside the amount (an installment plan's), or a dash."""
-    amount = (charge.data or {}).get("amount") or {}
-    fees = amount.get("fees") if isinstance(amount, dict) else None
-    interest = ((fees or {}).get("buyer") or {}).get("interest") or {}
-    total = interest.get("total")
-    if not isinstance(total, int) or not total:
-        return "-"
-    return format_cents(total, charge.currency)
+    total = charge.buyer_interest
+    return format_cents(total, charge.currency) if total else "-"

@@ -8,6 +8,7 @@ calls). Knows nothing of models; settings only in the factories below.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -44,17 +45,29 @@ def get_client(*, retries: int | None = None) -> OrderPayClient:
     Keyed by the settings it was built from, so ``override_settings`` gets a
     fresh one; one per thread because a ``requests.Session`` is not
     guaranteed thread-safe. ``retries`` overrides ``ORDERPAY['RETRIES']``
-    (the notification view makes one bounded attempt: ``retries=0``).
+    (the notification view makes one bounded attempt: ``retries=0``). A
+    process forked after the client was made (a worker, a task pool) makes
+    its own: two processes writing to one inherited connection garble each
+    other's requests.
     """
     from django_orderpay.conf import get_settings
 
     conf = get_settings()
     retries = conf.retries if retries is None else retries
-    key = (conf.base_url, conf.token, conf.timeout, retries, conf.simulation_url, conf.threeds_url)
+    key = (
+        os.getpid(),
+        conf.base_url,
+        conf.token,
+        conf.timeout,
+        retries,
+        conf.simulation_url,
+        conf.threeds_url,
+    )
     clients: dict[int, tuple[Any, OrderPayClient]] = _local.__dict__.setdefault("clients", {})
     cached = clients.get(retries)
     if cached is None or cached[0] != key:
-        if cached is not None:
+        # The parent's connection is the parent's: a forked process leaves it open.
+        if cached is not None and cached[0][0] == key[0]:
             cached[1].close()
         clients[retries] = (key, client_from_settings(retries=retries))
     return clients[retries][1]

@@ -68,6 +68,17 @@ class CardToken(ProviderMirror):
         return f"{brand} {self.first_digits}******{self.last_digits}".strip()
 
     @property
+    def label(self) -> str:
+        """What a shopper reads: ``Visa •••• 1111 (12/2030)``, the last digits only.
+
+        The one way a shop shows a card to its owner (the saved-card form, its
+        messages, the cards page), so a card reads the same everywhere.
+        """
+        brand = card_brand_name(self.brand) if self.brand else str(_("Card"))
+        expiry = f" ({self.exp_month}/{self.exp_year})" if self.exp_month and self.exp_year else ""
+        return f"{brand} •••• {self.last_digits}{expiry}"
+
+    @property
     def is_active(self) -> bool:
         return self.removed_at is None
 

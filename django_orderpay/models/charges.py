@@ -104,6 +104,16 @@ class Charge(ProviderMirror):
         return dict(self.data.get("payment_response") or {})
 
     @property
+    def buyer_interest(self) -> int:
+        """Cents of the buyer's interest inside the amount (an installment plan's), else 0."""
+        amount = self.data.get("amount") if isinstance(self.data, dict) else None
+        fees = amount.get("fees") if isinstance(amount, dict) else None
+        buyer = fees.get("buyer") if isinstance(fees, dict) else None
+        interest = buyer.get("interest") if isinstance(buyer, dict) else None
+        total = interest.get("total") if isinstance(interest, dict) else None
+        return total if isinstance(total, int) and not isinstance(total, bool) else 0
+
+    @property
     def boleto(self) -> dict:
         """``payment_method.boleto``: ``id``, ``barcode``, ``formatted_barcode``, ``due_date``..."""
         return dict((self.data.get("payment_method") or {}).get("boleto") or {})

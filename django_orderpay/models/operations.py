@@ -147,7 +147,8 @@ class Operation(models.Model):
         on_delete=models.SET_NULL,
         related_name="operations",
     )
-    # Who and what a created order belongs to, for the order adopted later.
+    # Who and what a created order belongs to, for the order adopted later; the
+    # shop object of every operation (its order's), for the one-in-flight rule.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),
@@ -183,6 +184,8 @@ class Operation(models.Model):
         ]
         indexes = [
             models.Index(fields=["state", "created_at"], name="orderpay_operation_open"),
+            # A payment looks for its shop object's operations in flight.
+            models.Index(fields=["content_type", "object_id"], name="orderpay_operation_object"),
         ]
 
     def __str__(self) -> str:

@@ -55,7 +55,14 @@ from django_orderpay.models import (
     Order,
 )
 from django_orderpay.services import refresh_checkout, refresh_order, refresh_order_of_charge
-from django_orderpay.sync import SyncError, lock_order, sync_checkout, sync_order, sync_transaction
+from django_orderpay.sync import (
+    SyncError,
+    lock_order,
+    once_more_on_conflict,
+    sync_checkout,
+    sync_order,
+    sync_transaction,
+)
 
 from . import recording, unverified
 from .verification import Rejected, is_checkout, named_charges, read_order
@@ -290,7 +297,11 @@ def receive_delivery(
     recorded as a duplicate and not processed again.
     """
     trust_body = _trusts(delivery, order_id)
-    try:
+
+    def attempt() -> Result:
+        # Run twice if a deadlock ended the first: its claim was rolled back with it.
+        delivery.pk = None
+        delivery._state.adding = True
         with sync_transaction():
             checkout = is_checkout(order_id)
             claimed, order = recording.claim(delivery, "" if checkout else order_id)
@@ -304,6 +315,9 @@ def receive_delivery(
             return _apply(
                 delivery, payload, order_id, trust_body=trust_body, client=client, order=order
             )
+
+    try:
+        return once_more_on_conflict(attempt)
     except SyncError as exc:
         if trust_body:
             # A verified body the provider will send again unchanged: retrying can't help.
@@ -338,7 +352,11 @@ def process_delivery(
         recording.record_rejection(delivery, f"{rejected.field}: {rejected.message}")
         return Result(DeliveryOutcome.REJECTED, rejected.message, rejected.status)
     trust_body = _trusts(delivery, order_id)
-    try:
+    as_read = recording.attempt_fields(delivery)
+
+    def attempt() -> Result:
+        # Run twice if a deadlock ended the first: the row is back as it was read.
+        recording.restore_attempt_fields(delivery, as_read)
         with sync_transaction():
             claim, copy_of = recording.claim_recorded(delivery)
             if claim == recording.Claim.COPY:
@@ -353,6 +371,9 @@ def process_delivery(
                     delivery, payload, order_id, trust_body=trust_body, client=client
                 )
             return _apply(delivery, payload, order_id, trust_body=trust_body, client=client)
+
+    try:
+        return once_more_on_conflict(attempt)
     except SyncError as exc:
         if trust_body:
             recording.record_rejection(delivery, str(exc))

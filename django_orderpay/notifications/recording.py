@@ -237,6 +237,21 @@ def claim_recorded(delivery: NotificationDelivery) -> tuple[str, int | None]:
     return Claim.CLAIMED, None
 
 
+#: What claiming and processing a recorded delivery changes on its instance.
+ATTEMPT_FIELDS = ("outcome", "error", "traceback", "attempts", "processed_at", "order_provider_id")
+
+
+def attempt_fields(delivery: NotificationDelivery) -> dict[str, object]:
+    """The delivery's :data:`ATTEMPT_FIELDS` as they are now (before an attempt)."""
+    return {name: getattr(delivery, name) for name in ATTEMPT_FIELDS}
+
+
+def restore_attempt_fields(delivery: NotificationDelivery, fields: dict[str, object]) -> None:
+    """Put back what an attempt that was rolled back changed on the instance."""
+    for name, value in fields.items():
+        setattr(delivery, name, value)
+
+
 def _update(delivery: NotificationDelivery, **fields: object) -> None:
     """Update the row (``attempts`` counted in SQL) and the instance alike."""
     fields["processed_at"] = timezone.now()

@@ -23,6 +23,7 @@ from .checkouts import (
 )
 from .deeplinks import simulate_deeplink_payment
 from .fees import InstallmentPlan, installment_plans
+from .in_flight import in_flight_for
 from .keys import clear_public_key_cache, get_public_key
 from .orders import create_order, pay_order, refresh_order, refresh_order_of_charge
 from .pix import simulate_pix_payment
@@ -42,6 +43,7 @@ __all__ = [
     "create_order",
     "get_public_key",
     "get_split",
+    "in_flight_for",
     "inactivate_checkout",
     "installment_plans",
     "pay_order",

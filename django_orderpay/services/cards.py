@@ -22,7 +22,7 @@ def token_charge(
     order: Order,
     card_token: CardToken,
     *,
-    amount: int | None = None,
+    amount: int | payloads.Amount | None = None,
     installments: int = 1,
     security_code: str | None = None,
     capture: bool = True,
@@ -30,12 +30,17 @@ def token_charge(
 ) -> payloads.ChargeRequest:
     """The charge that pays ``order`` with ``card_token`` alone (no owner check).
 
-    ``amount`` None is the order's items total. With ``subsequent_recurrence``
+    ``amount`` None is the order's items total; a ``payloads.Amount`` is sent
+    as it is (an installment plan's, with the buyer's interest:
+    ``InstallmentPlan.amount()``). With ``subsequent_recurrence``
     the charge is the next payment of the token's Elo recurrence:
     ``recurring`` SUBSEQUENT with the token's ``brand_reference_id`` and
     initial amount, and no security code (the official plugin sends none).
     """
-    value = order.items_total if amount is None else check_amount(amount)
+    if isinstance(amount, payloads.Amount):
+        value = amount
+    else:
+        value = payloads.Amount(order.items_total if amount is None else check_amount(amount))
     recurring = None
     if subsequent_recurrence:
         if not card_token.has_recurrence or not card_token.initial_amount:
@@ -50,7 +55,7 @@ def token_charge(
             card_token.brand_reference_id, card_token.initial_amount
         )
     return payloads.ChargeRequest(
-        amount=payloads.Amount(value),
+        amount=value,
         payment_method=payloads.PaymentMethod(
             card=payloads.Card.token(card_token.provider_id, security_code=security_code),
             installments=installments,
@@ -66,7 +71,7 @@ def pay_with_card_token(
     card_token: CardToken,
     *,
     user: Any,
-    amount: int | None = None,
+    amount: int | payloads.Amount | None = None,
     installments: int = 1,
     security_code: str | None = None,
     capture: bool = True,

@@ -2,7 +2,12 @@
 
 :func:`run` is the one way a service sends a money-moving request:
 
-1. **Record, committed, before the request leaves** (:func:`_begin`). The
+1. **Record, committed, before the request leaves** (:func:`_begin`). A
+   payment (create, pay) for a shop object is refused with
+   :class:`PaymentInProgress` while another money-moving operation of that
+   object is in flight (:mod:`.in_flight`): at most one at a time, whatever
+   reference each attempt has; a repeat of a call being sent right now waits
+   for its answer. The
    operation's scope (what it acts on, with what amount) is looked up: an
    *open* operation of the scope (sending, or outcome unknown) is reused
    with its key, however the repeat came (a client retry, the caller
@@ -38,7 +43,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
@@ -66,18 +70,33 @@ from django_orderpay.models import (
 )
 from django_orderpay.models.base import ERROR_TEXT_KEPT
 from django_orderpay.redaction import redact_text
-from django_orderpay.sync import single_write, sync_charge, sync_order, sync_transaction
+from django_orderpay.sync import (
+    once_more_on_conflict,
+    single_write,
+    sync_charge,
+    sync_order,
+    sync_transaction,
+)
 from django_orderpay.sync.inserting import insert_new
+from django_orderpay.sync.locking import lock_name
 from django_orderpay.sync.operations import Answered, success_fields
 
 from . import idempotency
 from ._common import client_or_default
+from .in_flight import (
+    SENDING_FOR,
+    await_outcome,
+    busy_name,
+    in_flight_elsewhere,
+    refuse_if_in_flight,
+    shop_object_of,
+)
 
 logger = logging.getLogger("django_orderpay.services")
 
 #: How long ``orderpay_sync`` waits before it treats a call still marked
 #: ``sending`` as lost (its process may still be waiting for the answer).
-GRACE = dt.timedelta(minutes=2)
+GRACE = SENDING_FOR
 #: How long after its first call ``orderpay_sync`` may re-send an operation.
 #: The provider's key lifetime is undocumented; past this a re-sent request
 #: could act again, so older open operations are left for staff to check.
@@ -193,7 +212,7 @@ def _update(operation: Operation, **fields: Any) -> None:
 def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
     safe_body = idempotency.without_card_secrets(intent.body)
     body_digest = idempotency.digest(safe_body)  # the same as the body's: no secrets to take
-    shop_object = intent.shop_object
+    content_type_id, object_id = shop_object_of(intent)
     return Operation(
         kind=intent.kind,
         scope=intent.scope,
@@ -211,8 +230,8 @@ def _new(intent: Intent, sequence: int, explicit_key: str | None) -> Operation:
         order=intent.order,
         charge=intent.charge,
         user=intent.user,
-        content_type=ContentType.objects.get_for_model(shop_object) if shop_object else None,
-        object_id=str(shop_object.pk) if shop_object else "",
+        content_type_id=content_type_id,
+        object_id=object_id,
         account=intent.account,
         calls=1,
     )
@@ -229,39 +248,62 @@ def _begin(intent: Intent, explicit_key: str | None) -> tuple[Operation, bool]:
     # The usual call is the scope's first: its operation goes in with one
     # statement, committed at once (no lock, no transaction). Any conflict (the
     # scope's first sequence or the caller's key is taken) means there is
-    # history to read: the locked look below decides, as it would have.
-    with single_write():
-        first = insert_new([_new(intent, 0, explicit_key)])
-    if first:
-        return first[0], False
+    # history to read: the locked look below decides, as it would have. A
+    # payment for a shop object always looks first: another may be in flight.
+    busy = busy_name(intent)
+    if busy is None:
+        with single_write():
+            first = insert_new([_new(intent, 0, explicit_key)])
+        if first:
+            return first[0], False
     for _ in range(5):
-        with sync_transaction():
-            rows = Operation.objects.select_for_update()
-            if explicit_key is not None:
-                # The caller's key names its operation, in whatever state: a
-                # succeeded one answers without a call (the provider may have
-                # forgotten the key, and would act again).
-                mine = rows.filter(idempotency_key=explicit_key).first()
-                if mine is not None and _answers(mine, intent):
-                    return _answering(mine), True
-                if mine is not None:
-                    return _join(mine), False
-            latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
-            if latest is not None and latest.is_open and not _in_flight(latest, explicit_key):
-                return _join(latest), False
-            if latest is not None and _unheard_success(latest):
-                return _answering(latest), True
-            operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
-            # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
-            # round trip. Skipped: another process recorded this sequence (or
-            # key) first (on PostgreSQL, after its transaction ended): look again.
-            if not insert_new([operation]):
-                continue
-            return operation, False
+        try:
+            return once_more_on_conflict(lambda: _look(intent, explicit_key, busy))
+        except _Taken:
+            continue  # another process recorded this sequence (or key) first: look again
     raise RuntimeError(f"could not record operation {intent.scope} (five concurrent inserts)")
 
 
-def _in_flight(operation: Operation, explicit_key: str | None) -> bool:
+class _Taken(Exception):
+    """The operation :func:`_look` meant to record was recorded by another process first."""
+
+
+def _look(intent: Intent, explicit_key: str | None, busy: str | None) -> tuple[Operation, bool]:
+    """:func:`_begin`'s locked look at the scope's history, in a transaction of its own.
+
+    ``busy`` names the shop object's lock, held while a payment checks that
+    no other money-moving operation of it is in flight and records itself.
+    """
+    with sync_transaction():
+        if busy is not None:
+            lock_name(busy)
+        rows = Operation.objects.select_for_update()
+        if explicit_key is not None:
+            # The caller's key names its operation, in whatever state: a
+            # succeeded one answers without a call (the provider may have
+            # forgotten the key, and would act again).
+            mine = rows.filter(idempotency_key=explicit_key).first()
+            if mine is not None and _answers(mine, intent):
+                return _answering(mine), True
+            if mine is not None:
+                return _join(mine), False
+        latest = rows.filter(scope=intent.scope).order_by("-sequence").first()
+        if latest is not None and latest.is_open and not _under_way(latest, explicit_key):
+            return _join(latest), False
+        if latest is not None and _unheard_success(latest):
+            return _answering(latest), True
+        operation = _new(intent, latest.sequence + 1 if latest else 0, explicit_key)
+        if busy is not None:
+            refuse_if_in_flight(operation)
+        # ON CONFLICT DO NOTHING, not a savepoint around a plain insert: one
+        # round trip. Skipped: another process recorded this sequence (or
+        # key) first (on PostgreSQL, after its transaction ended): look again.
+        if not insert_new([operation]):
+            raise _Taken
+        return operation, False
+
+
+def _under_way(operation: Operation, explicit_key: str | None) -> bool:
     """Whether ``operation`` is another request's, still on its way: not to be joined.
 
     A caller naming its own key (an admin confirmation page, a checkout form)
@@ -283,7 +325,7 @@ def continued_by(scope_name: str, explicit_key: str) -> Operation | None:
     latest = Operation.objects.filter(scope=scope_name).order_by("-sequence").first()
     if latest is None or latest.idempotency_key == explicit_key:
         return None
-    if latest.is_open and not _in_flight(latest, explicit_key):
+    if latest.is_open and not _under_way(latest, explicit_key):
         return latest
     return latest if _unheard_success(latest) else None
 
@@ -450,6 +492,15 @@ def run(
         result = _result(operation)
         if result is not None:
             return result
+    if in_flight_elsewhere(operation):
+        # Another call is sending it right now (a double click, a second worker): its
+        # answer is this one's too. Sent now, the key would be refused as in use.
+        heard = await_outcome(operation)
+        if heard is not None:
+            _update(operation, reported=True)
+            result = _result(operation)
+            if result is not None:
+                return result
     return _call(operation, intent, api)
 
 
@@ -496,8 +547,13 @@ def _send(operation: Operation, intent: Intent, api: OrderPayClient, *, source: 
             raise
         raise _unknown(operation, error) from error
     answered = Answered(operation, reported=source == ChangeSource.API)
+
+    def mirror() -> Mirrored:
+        answered.settled = False  # a second run (after a deadlock) settles afresh
+        return _mirror(intent, answer, source, answered)
+
     try:
-        mirrored = _mirror(intent, answer, source, answered)
+        mirrored = once_more_on_conflict(mirror)
     except Exception as exc:
         # The provider acted; only our copy failed. It stays open, to be
         # settled when the order is next mirrored (a notification, a sync).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .charges import supersedes
 from .checkouts import lock_checkout, sync_checkout
-from .locking import single_write, sync_transaction
+from .locking import once_more_on_conflict, single_write, sync_transaction
 from .operations import requested_total, settle
 from .orders import lock_order, sync_charge, sync_order
 from .parse import SyncError, parse_charge, parse_order, parse_split
@@ -22,6 +22,7 @@ __all__ = [
     "SyncError",
     "lock_checkout",
     "lock_order",
+    "once_more_on_conflict",
     "parse_charge",
     "parse_order",
     "parse_split",

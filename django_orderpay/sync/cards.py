@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from ..models import CardToken, ChargeStatus, RecurringType
 from ..signals import announce_card_stored
+from .locking import no_key
 from .parse import CardState, ChargeState
 from .parse.charges import parse_stored_card
 
@@ -87,7 +88,7 @@ def _insert(tokens: list[CardToken]) -> tuple[list[CardToken], list[CardToken]]:
         except IntegrityError:
             logger.debug("card %s was stored by a concurrent sync", token.provider_id)
             lost.append(token.provider_id)
-    theirs = list(CardToken.objects.select_for_update().filter(provider_id__in=lost))
+    theirs = list(CardToken.objects.select_for_update(no_key=no_key()).filter(provider_id__in=lost))
     return inserted, theirs
 
 
@@ -115,7 +116,7 @@ def sync_card_tokens(
     recurrences = _recurrences(states, known_charge_ids)
     tokens = {
         token.provider_id: token
-        for token in CardToken.objects.select_for_update()
+        for token in CardToken.objects.select_for_update(no_key=no_key())
         .filter(provider_id__in=cards)
         .order_by("provider_id")
     }
@@ -163,7 +164,11 @@ def sync_stored_card(
     card = parse_stored_card(answer)
     now = timezone.now()
     with transaction.atomic():
-        found = CardToken.objects.select_for_update().filter(provider_id=card.token_id).first()
+        found = (
+            CardToken.objects.select_for_update(no_key=no_key())
+            .filter(provider_id=card.token_id)
+            .first()
+        )
         if found is not None:
             return found
         token = CardToken(

@@ -42,21 +42,26 @@ from ..models import (
 )
 from ..models.operations import open_state_sql
 from .batching import Writes
+from .locking import for_update
 from .reading import columns, rows
 
 
-def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
-    """The open operations ``order`` may prove done, oldest first.
+def _open_operations(order: Order, *, new_order: bool) -> tuple[list[Operation], dict[int, int]]:
+    """The open operations ``order`` may prove done, oldest first, locked; and, per charge,
+    how many cancels are open on it (those locked elsewhere counted too).
 
     Its own, and, for an order this sync has just inserted, the creates
-    still waiting for its ``reference_id``. What
-    ``Operation.objects.open().filter(Q(order=...) | Q(kind=CREATE,
-    order=None, target=...)).order_by("pk")`` says, written out (see
-    :mod:`.reading`): Django took about 1.4 ms to build and compile that
-    query on every ``create_order`` (measured on PostgreSQL), more than the
-    query's own round trip.
+    still waiting for its ``reference_id``. An operation another
+    transaction holds is skipped (``SKIP LOCKED``): a call is under way
+    with it, and settles it from its own answer; waiting for it could close
+    a circle (see :mod:`.locking`). What ``Operation.objects.open().filter(Q(order=...) |
+    Q(kind=CREATE, order=None, target=...)).order_by("pk")`` says, written
+    out (see :mod:`.reading`): Django took about 1.4 ms to build and compile
+    that query on every ``create_order`` (measured on PostgreSQL), more
+    than the query's own round trip.
     """
     is_open, states = open_state_sql()
+    table = Operation._meta.db_table
     wanted = "order_id = %s"
     params: list[object] = [order.pk]
     if new_order and order.reference_id:
@@ -67,12 +72,22 @@ def _open_operations(order: Order, *, new_order: bool) -> list[Operation]:
         params += [OperationKind.CREATE, order.reference_id]
         if order.account_id is not None:
             params.append(order.account_id)
+    # The count is a subquery: it is not locked, so it sees the cancels skipped here.
+    cancels = (
+        f"(SELECT COUNT(other.id) FROM {table} other WHERE other.charge_id = {table}.charge_id"  # noqa: S608
+        f" AND other.kind = %s AND other.{is_open})"
+    )
     # Only the table's name and placeholders are formatted in; values are parameters.
     sql = (
-        f"SELECT {columns(Operation)} FROM {Operation._meta.db_table}"  # noqa: S608
-        f" WHERE {is_open} AND ({wanted}) ORDER BY id"
+        f"SELECT {columns(Operation)}, {cancels} FROM {table}"  # noqa: S608
+        f" WHERE {is_open} AND ({wanted}) ORDER BY id{for_update(skip_locked=True)}"
     )
-    return [operation for operation, _ in rows(Operation, sql, [*states, *params])]
+    found = rows(Operation, sql, [OperationKind.CANCEL, *states, *states, *params])
+    operations, open_cancels = [], {}
+    for operation, (count,) in found:
+        operations.append(operation)
+        open_cancels[operation.charge_id or 0] = int(count)
+    return operations, open_cancels
 
 
 @dataclass
@@ -110,7 +125,7 @@ def settle(
 
     Their updates are queued on ``writes``, with the sync's closing writes.
     """
-    open_operations = _open_operations(order, new_order=new_order)
+    open_operations, open_cancels = _open_operations(order, new_order=new_order)
     if not open_operations:
         return
     by_pk = {charge.pk: charge for charge in charges}
@@ -120,7 +135,7 @@ def settle(
     if answered is not None:
         # The answered call is certain: what it proves is taken before any guess.
         open_operations.sort(key=lambda operation: operation.pk != answered.operation.pk)
-    ambiguous = _ambiguous_refunds(open_operations, answered)
+    ambiguous = _ambiguous_refunds(open_operations, open_cancels, answered)
     for operation in open_operations:
         if operation.pk in ambiguous:
             continue
@@ -147,15 +162,26 @@ def settle(
             _adopt(order, operation)
 
 
-def _ambiguous_refunds(operations: Sequence[Operation], answered: Answered | None) -> set[int]:
-    """The open refunds (not the answered one) sharing their charge with another: unprovable."""
-    by_charge: dict[int, list[int]] = {}
+def _ambiguous_refunds(
+    operations: Sequence[Operation], open_cancels: Mapping[int, int], answered: Answered | None
+) -> set[int]:
+    """The open refunds (not the answered one) sharing their charge with another: unprovable.
+
+    ``open_cancels`` counts every open cancel of a charge, those another
+    transaction holds too: one of them may be the refund that arrived.
+    """
+    ambiguous = set()
     for operation in operations:
         if answered is not None and operation.pk == answered.operation.pk:
             continue
-        if _is_refund(operation):
-            by_charge.setdefault(operation.charge_id or 0, []).append(operation.pk)
-    return {pk for pks in by_charge.values() if len(pks) > 1 for pk in pks}
+        if not _is_refund(operation):
+            continue
+        others = open_cancels.get(operation.charge_id or 0, 0)
+        if answered is not None and answered.operation.charge_id == operation.charge_id:
+            others -= answered.operation.kind == OperationKind.CANCEL and answered.operation.is_open
+        if others > 1:
+            ambiguous.add(operation.pk)
+    return ambiguous
 
 
 def _is_refund(operation: Operation) -> bool:

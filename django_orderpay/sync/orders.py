@@ -32,7 +32,7 @@ from . import inserting
 from .batching import Writes
 from .charges import apply_charges
 from .inserting import insert_new
-from .locking import for_update, sync_transaction
+from .locking import for_update, no_key, sync_transaction
 from .operations import Answered, settle
 from .parse import DeeplinkState, OrderState, QrCodeState, SyncError, parse_charge, parse_order
 from .reading import columns, rows
@@ -211,7 +211,7 @@ def _sync_qr_codes(order: Order, states: Sequence[QrCodeState], *, new_order: bo
 
 
 def _order_lock_sql(also: str = "") -> str:
-    """``SELECT`` of the order named by a ``provider_id`` parameter, ``FOR UPDATE``.
+    """``SELECT`` of the order named by a ``provider_id`` parameter, locked (:func:`.for_update`).
 
     What ``select_for_update().get(provider_id=...)`` asks, written out:
     Django building and compiling it cost as much as running it, on every
@@ -392,7 +392,7 @@ def sync_charge(
             )
         if order_pk is None:
             raise SyncError("id", f"charge {state.provider_id} is unknown; sync its order first")
-        locked = Order.objects.select_for_update().get(pk=order_pk)
+        locked = Order.objects.select_for_update(no_key=no_key()).get(pk=order_pk)
         check_account(locked, account.pk if account is not None else None)
         before = _snapshot(locked)
         writes = Writes()

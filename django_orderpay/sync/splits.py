@@ -7,7 +7,7 @@ from typing import Any
 from django.utils import timezone
 
 from ..models import Charge, Order, Split
-from .locking import sync_transaction
+from .locking import no_key, sync_transaction
 from .parse import SyncError, parse_split
 
 
@@ -20,7 +20,7 @@ def sync_split(payload: dict[str, Any], charge: Charge) -> Split:
     with sync_transaction():
         # The order lock serialises this with sync_order, which may be
         # creating the same row from the charge's link right now.
-        Order.objects.select_for_update().only("pk").get(pk=charge.order_id)
+        Order.objects.select_for_update(no_key=no_key()).only("pk").get(pk=charge.order_id)
         split = Split.objects.filter(charge=charge).first() or Split(charge=charge)
         split.provider_id = state.provider_id
         for name, value in state.columns.items():

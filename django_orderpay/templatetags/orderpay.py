@@ -6,6 +6,8 @@
   the SDK alone.
 - ``{% orderpay_public_key %}``: the merchant's public key (configured, else
   fetched from the provider and cached).
+- ``{% orderpay_amount cents %}``: an amount (the pay button's) that follows the
+  chosen installments: the plan's total, the buyer's interest included.
 - ``{% orderpay_card_form form %}`` inside a ``<form method="post">``: the card
   inputs (holder, number, expiry month and year, security code) *without*
   ``name`` attributes, so the raw card cannot be posted, plus the fields of a
@@ -45,7 +47,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from django_orderpay import services
 from django_orderpay.conf import get_settings
@@ -53,6 +55,7 @@ from django_orderpay.exceptions import OrderPayError, UnsafeURL
 from django_orderpay.forms import CAPTCHA_FIELD
 from django_orderpay.hosted_checkout import checkout_link
 from django_orderpay.models import Charge, Checkout, Order, QrCode, format_cents
+from django_orderpay.shopper_messages import EXPIRED_CARD
 
 from ._threeds import threeds_config
 
@@ -63,7 +66,7 @@ CHECKOUT_SCRIPT = "django_orderpay/checkout.js"
 
 #: The card inputs: (field, label, input attributes). The field names are the
 #: SDK's error targets in checkout.js; none becomes an HTML ``name``.
-CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
+CARD_INPUTS: tuple[tuple[str, Any, dict[str, Any]], ...] = (
     (
         "holder",
         gettext_lazy("Name on the card"),
@@ -82,7 +85,7 @@ CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
             "inputmode": "numeric",
             "autocomplete": "cc-exp-month",
             "maxlength": "2",
-            "placeholder": "MM",
+            "placeholder": pgettext_lazy("expiry month, as printed on a card", "MM"),
         },
     ),
     (
@@ -93,7 +96,7 @@ CARD_INPUTS: tuple[tuple[str, Any, dict[str, str]], ...] = (
             "inputmode": "numeric",
             "autocomplete": "cc-exp-year",
             "maxlength": "4",
-            "placeholder": "YYYY",
+            "placeholder": pgettext_lazy("expiry year, as printed on a card", "YYYY"),
         },
     ),
     (
@@ -108,12 +111,19 @@ def error_messages() -> dict[str, str]:
     """What checkout.js shows for each SDK error code (and its own), in the active language."""
     return {
         "INVALID_NUMBER": _("Check the card number: 13 to 19 digits."),
+        "NUMBER_CHECK_DIGIT": _("Check the card number: one of its digits is wrong."),
+        "CARD_EXPIRED": str(EXPIRED_CARD),
         "INVALID_SECURITY_CODE": _("Check the security code: 3 or 4 digits."),
         "INVALID_EXPIRATION_MONTH": _("Check the expiry month: 01 to 12."),
         "INVALID_EXPIRATION_YEAR": _("Check the expiry year: four digits, such as 2030."),
         "INVALID_HOLDER": _("Type the name as printed on the card, letters only."),
         "INVALID_PUBLIC_KEY": _("Card payments are unavailable right now; please try later."),
         "SDK_MISSING": _("The card encryption script did not load; reload the page."),
+        "RESEND": _(
+            "Your last payment is being confirmed. Pressing pay sends it again exactly as it "
+            "was, with the card you typed then: it is charged at most once."
+        ),
+        "RESEND_OTHER": _("Type another card instead"),
         "ENCRYPTION_FAILED": _("The card could not be encrypted; check the details."),
     }
 
@@ -137,6 +147,14 @@ def orderpay_sdk(checkout: bool = True) -> SafeString:
     if checkout:
         tags += format_html('\n<script src="{}"></script>', static(CHECKOUT_SCRIPT))
     return tags
+
+
+@register.simple_tag
+def orderpay_amount(cents: int) -> SafeString:
+    """``<span data-orderpay-total>R$ 154,70</span>``: an amount inside a card form that
+    follows the chosen installments (``checkout.js`` writes the plan's total, interest
+    included). ``{% orderpay_amount purchase.total as amount %}`` for a translated button."""
+    return format_html("<span data-orderpay-total>{}</span>", format_cents(cents))
 
 
 @register.simple_tag
@@ -202,6 +220,7 @@ def orderpay_card_form(
         inputs[0].attrs["value"] = bound.value() or ""
         inputs[0].errors = [str(error) for error in bound.errors]
     hidden = [
+        "intent",
         *(("authentication_id", "authentication_status") if _runs_threeds(form) else ()),
         *(("card_bin",) if getattr(form, "fee_plans", False) else ()),
     ]
@@ -280,14 +299,18 @@ def orderpay_pix(
 ) -> dict[str, Any]:
     """A Pix QR code: its image, its code to copy (``PIX``) and a countdown to its expiry.
 
-    A QR of the ``PAGBANK`` arrangement alone is shown without the code: only the
-    PagBank app pays it. ``status`` defaults to the order's.
+    A QR of the ``PAGBANK`` arrangement alone is shown without the code, and
+    named for the app: only the PagBank app pays it. Once expired (here, or as
+    the countdown reaches zero) only "has expired" is shown. ``status``
+    defaults to the order's.
     """
     return {
         "qr_code": qr_code,
         "image_url": _web_url(qr_code.image_url),
         "amount": format_cents(qr_code.amount_value),
         "pagbank_only": qr_code.arrangements == ["PAGBANK"],
+        # Past its expiry nothing of it may be paid: no image, no code to copy.
+        "expired": qr_code.is_expired(),
         "prefix": prefix,
         **_follow(context, poll_url, status or qr_code.order.status, next_url),
     }

@@ -40,7 +40,7 @@ def cards(request: HttpRequest) -> HttpResponse:
             messages.error(request, _("That card is not among your saved cards."))
         else:
             messages.success(
-                request, _("%(card)s was removed from your saved cards.") % {"card": removed}
+                request, _("%(card)s was removed from your saved cards.") % {"card": removed.label}
             )
         return redirect("shop:cards")
     saved = CardToken.objects.active().filter(user_id=request.user.pk)

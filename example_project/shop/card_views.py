@@ -25,7 +25,12 @@ from django_orderpay import payloads, services
 from django_orderpay.checkout import CHECKOUT_FORM_FIELDS, CardCheckoutForm, DebitCardForm
 from django_orderpay.checkout import threeds_required as needs_threeds
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.forms import CardPaymentForm, add_payment_error
+from django_orderpay.forms import (
+    CardPaymentForm,
+    SavedCardForm,
+    add_payment_error,
+    pending_intent,
+)
 
 from .marketplace import splits_for
 from .models import Purchase
@@ -39,13 +44,30 @@ def _existing_card_order(purchase: Purchase) -> Any:
 
 
 def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> Any:
-    """The payment page's card form for ``purchase`` (bound to ``data`` when posted)."""
+    """The payment page's card form for ``purchase`` (bound to ``data`` when posted).
+
+    A card payment of the purchase still waiting for its answer is offered
+    again (``resend``): the browser that sent it sends the very same post.
+    """
     return CardCheckoutForm(
         data,
         user=request.user,
         request=request,  # the card-testing limits count this shopper and address
         amount=purchase.total,
         threeds=needs_threeds(_existing_card_order(purchase)),
+        fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
+        max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
+        resend="" if data is not None else pending_intent(services.in_flight_for(purchase)),
+    )
+
+
+def saved_card_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> SavedCardForm:
+    """The saved cards' form, its installments priced as the card form's (the same plans)."""
+    return SavedCardForm(
+        data,
+        user=request.user,
+        request=request,  # the card-testing limits count this shopper and address
+        amount=purchase.total,
         fee_plans=getattr(settings, "SHOP_FEE_PLANS", False),
         max_installments_no_interest=getattr(settings, "SHOP_INSTALLMENTS_NO_INTEREST", 0),
     )
@@ -72,7 +94,7 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
     """Pay ``purchase`` with a bound card ``form``; ``back`` redirects a refusal to the page."""
     if form.is_valid():
         try:
-            order = card_order(purchase, request.user)
+            order = card_order(purchase, request.user, form.operation_key("create"))
         except OrderPayError as error:
             add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
         else:
@@ -88,10 +110,16 @@ def pay_with(request: HttpRequest, purchase: Purchase, form: Any, back: Any) -> 
             )
             if paid is not None:
                 return redirect(purchase)
-            if getattr(form, "outcome_unknown", None) is not None:
-                messages.warning(request, form.non_field_errors()[0])
-                return redirect(purchase)
+        if awaiting_outcome(form):
+            messages.warning(request, form.non_field_errors()[0])
+            return redirect(purchase)
     return back(request, purchase, form)
+
+
+def awaiting_outcome(form: Any) -> bool:
+    """Whether a refused ``form`` is waiting for a payment's outcome (its own, unanswered,
+    or another of the purchase in flight): the status page shows it, not the form again."""
+    return any(getattr(form, name, None) is not None for name in ("outcome_unknown", "in_progress"))
 
 
 def authorise_only(request: HttpRequest) -> bool:
@@ -144,6 +172,6 @@ def add_card(request: HttpRequest) -> HttpResponse:
         except OrderPayError as error:
             add_payment_error(form, error, CHECKOUT_FORM_FIELDS)
         else:
-            messages.success(request, _("%(card)s was saved.") % {"card": token})
+            messages.success(request, _("%(card)s was saved.") % {"card": token.label})
             return redirect("shop:cards")
     return page(request, "shop/add_card.html", {"form": form})

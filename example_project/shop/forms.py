@@ -50,7 +50,10 @@ class CheckoutForm(forms.ModelForm):
     customer_tax_id = forms.CharField(
         label=_("CPF or CNPJ"),
         max_length=18,
-        help_text=_("Digits, with or without dots and dashes."),
+        help_text=_(
+            "A CPF's 11 digits, or a CNPJ's 14 characters (newer ones have letters), with or "
+            "without dots, dashes and slash."
+        ),
     )
     postal_code = forms.CharField(label=_("CEP"), max_length=9)
     # No state preselected: a shopper who skips it is asked, not shipped to Acre.
@@ -94,7 +97,7 @@ class CheckoutForm(forms.ModelForm):
         # Letters too: a CNPJ issued from July 2026 has them in its first 12 places.
         tax_id = re.sub(r"[^0-9A-Za-z]", "", self.cleaned_data["customer_tax_id"] or "").upper()
         if not rules.valid_tax_id(tax_id):
-            raise forms.ValidationError(_("Enter a valid CPF (11 digits) or CNPJ (14 digits)."))
+            raise forms.ValidationError(_("Enter a valid CPF (11 digits) or CNPJ (14 characters)."))
         return tax_id
 
     def clean_phone(self) -> str:

@@ -24,14 +24,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django_orderpay import services
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.forms import (
-    SAVED_CARD_FORM_FIELDS,
-    SavedCardForm,
-    add_payment_error,
-)
+from django_orderpay.forms import SAVED_CARD_FORM_FIELDS, add_payment_error
+from django_orderpay.models import OrderStatus
 from django_orderpay.shopper_messages import refusal_message
 
-from .card_views import card_checkout_form, debit_form, debit_offered, pay_with, shopper
+from .card_views import (
+    awaiting_outcome,
+    card_checkout_form,
+    debit_form,
+    debit_offered,
+    pay_with,
+    saved_card_form,
+    shopper,
+)
 from .marketplace import is_marketplace
 from .models import Purchase
 from .payments import (
@@ -76,11 +81,10 @@ def purchase_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 
 
 def _pay_page(request: HttpRequest, purchase: Purchase) -> HttpResponse:
-    total = purchase.total
     marketplace = is_marketplace(purchase)
     saved_form = None
     if request.user.is_authenticated and not marketplace:
-        saved_form = SavedCardForm(user=request.user, amount=total)
+        saved_form = saved_card_form(request, purchase)
     context = {
         "purchase": purchase,
         "state": payment_state(purchase),
@@ -106,11 +110,19 @@ def _split_only(request: HttpRequest, purchase: Purchase) -> HttpResponse | None
 
 
 def _unless_payable(request: HttpRequest, purchase: Purchase) -> HttpResponse | None:
+    """None when ``purchase`` may be paid; else its page, with a sentence saying why not."""
     state = payment_state(purchase)
     if state.payable:
         return None
-    text = _("This purchase cannot be paid now: %(status)s.") % {"status": state.label.lower()}
-    messages.info(request, text)
+    if state.status in (OrderStatus.PAID, OrderStatus.AUTHORIZED):
+        messages.info(request, _("This purchase is paid already: there is nothing left to pay."))
+    elif state.status == OrderStatus.IN_ANALYSIS:
+        messages.warning(
+            request,
+            _("Your payment is being analysed: wait for its outcome before paying again."),
+        )
+    else:
+        messages.warning(request, _("This purchase can no longer be paid here."))
     return redirect(purchase)
 
 
@@ -153,18 +165,18 @@ def pay_saved_card(request: HttpRequest, purchase: Purchase) -> HttpResponse:
     if refusal is not None:
         return refusal
     total = purchase.total
-    form = SavedCardForm(request.POST, user=request.user, amount=total, request=request)
+    form = saved_card_form(request, purchase, request.POST)
     if form.is_valid():
         try:
-            order = card_order(purchase, request.user)
+            order = card_order(purchase, request.user, form.operation_key("create"))
         except OrderPayError as error:
             add_payment_error(form, error, SAVED_CARD_FORM_FIELDS)
         else:
             if form.pay(order, total) is not None:
                 return redirect(purchase)
-            if getattr(form, "outcome_unknown", None) is not None:
-                messages.warning(request, form.non_field_errors()[0])
-                return redirect(purchase)
+        if awaiting_outcome(form):
+            messages.warning(request, form.non_field_errors()[0])
+            return redirect(purchase)
     return _back_to_payment(request, purchase, form)
 
 

@@ -32,7 +32,7 @@ from django_orderpay.models import (
     QrCode,
     format_cents,
 )
-from django_orderpay.shopper_messages import decline_message
+from django_orderpay.shopper_messages import charge_decline_message
 
 from .models import Purchase
 
@@ -49,6 +49,8 @@ BOLETO_DAYS = 3
 #: What the shop tells the shopper, by its own status (the order's, plus its own).
 WAITING_APP = "WAITING_APP"
 WAITING_PIX = "WAITING_PIX"
+#: A QR code only the PagBank app pays ("Pagar com PagBank"), shown on computers.
+WAITING_APP_QR = "WAITING_APP_QR"
 WAITING_BOLETO = "WAITING_BOLETO"
 WAITING_CHECKOUT = "WAITING_CHECKOUT"
 UNPAID = "UNPAID"
@@ -56,6 +58,7 @@ LABELS = {
     UNPAID: gettext_lazy("Not paid yet"),
     WAITING_APP: gettext_lazy("Waiting for payment in the PagBank app"),
     WAITING_PIX: gettext_lazy("Waiting for the Pix payment"),
+    WAITING_APP_QR: gettext_lazy("Waiting for payment in the PagBank app"),
     WAITING_BOLETO: gettext_lazy("Waiting for the boleto to be paid"),
     WAITING_CHECKOUT: gettext_lazy("Waiting for the payment on PagBank's page"),
     OrderStatus.EXPIRED: gettext_lazy("Expired unpaid"),
@@ -72,6 +75,7 @@ PAYABLE = frozenset(
     {
         UNPAID,
         WAITING_APP,
+        WAITING_APP_QR,
         WAITING_PIX,
         WAITING_BOLETO,
         WAITING_CHECKOUT,
@@ -138,17 +142,28 @@ def order_payload(
     )
 
 
-def card_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | None) -> Order:
+def card_order(
+    purchase: Purchase,
+    user: AbstractBaseUser | AnonymousUser | None,
+    idempotency_key: str | None = None,
+) -> Order:
     """The provider order that card payments of ``purchase`` go to, created on first use.
 
-    Raises the services' errors (``PayloadError``, ``ProviderError``) when
-    the order cannot be created.
+    ``idempotency_key`` is the checkout attempt's key for the create (the
+    card form's ``operation_key("create")``): the same form posted twice
+    gets the same order. Raises the services' errors (``PayloadError``,
+    ``ProviderError``, ``PaymentInProgress``) when the order cannot be created.
     """
     cards = purchase.payment_orders().filter(deeplink__isnull=True, qr_codes__isnull=True)
     existing = cards.exclude(charges__payment_method="BOLETO").first()
     if existing is not None:
         return existing
-    return services.create_order(order_payload(purchase), user=_user(user), shop_object=purchase)
+    return services.create_order(
+        order_payload(purchase),
+        user=_user(user),
+        shop_object=purchase,
+        idempotency_key=idempotency_key,
+    )
 
 
 def app_order(
@@ -208,7 +223,8 @@ def boleto_order(purchase: Purchase, user: AbstractBaseUser | AnonymousUser | No
             email=purchase.customer_email,
             address=_address(purchase),
         ),
-        instruction_lines=(f"Compra {purchase.reference_id}", "Nao receber apos o vencimento"),
+        # A boleto is a Brazilian bank's document: its lines are in Portuguese, accents kept.
+        instruction_lines=(f"Compra {purchase.reference_id}", "Não receber após o vencimento"),
     )
     charge = payloads.ChargeRequest(
         reference_id=purchase.reference_id,
@@ -268,15 +284,26 @@ def hosted_checkout(
     return services.create_checkout(body, user=_user(user), shop_object=purchase)
 
 
+#: Charges that hold (or held) the shopper's money, or may: a line each on the status page.
+MONEY_STATUSES = frozenset(
+    {ChargeStatus.PAID, ChargeStatus.AUTHORIZED, ChargeStatus.IN_ANALYSIS, ChargeStatus.CANCELED}
+)
+
+
 @dataclass(frozen=True)
 class PaymentState:
-    """Where a purchase's payment stands, for the status page and its JSON."""
+    """Where a purchase's payment stands, for the status page, the history and its JSON.
+
+    ``charges`` are every charge of the purchase's orders, oldest first: the
+    payments and refunds listed (:attr:`lines`), not only the one shown.
+    """
 
     status: str
     order: Order | None
     charge: Charge | None
     deeplink: DeepLink | None
     qr_code: QrCode | None = None
+    charges: tuple[Charge, ...] = ()
 
     @property
     def label(self) -> str:
@@ -295,8 +322,22 @@ class PaymentState:
         return self.status == OrderStatus.PAID
 
     @property
+    def charged(self) -> int | None:
+        """Cents the shopper pays for the purchase (the shown charge's amount, its buyer's
+        interest included, less what was refunded of it); None before any is charged."""
+        charge = self.charge
+        if charge is None or charge.status not in MONEY_STATUSES - {ChargeStatus.CANCELED}:
+            return None
+        return charge.amount_value - charge.amount_refunded
+
+    @property
+    def interest(self) -> int:
+        """Cents of the buyer's interest inside :attr:`charged` (an installment plan's)."""
+        return self.charge.buyer_interest if self.charged is not None and self.charge else 0
+
+    @property
     def detail(self) -> str:
-        """One sentence for the shopper: the card used, or why it was declined.
+        """One sentence for the shopper: what was charged and how, or why it was declined.
 
         Sentences are whole msgids (no English pieces glued together), so each
         language can order its words.
@@ -318,47 +359,104 @@ class PaymentState:
                 return _(
                     "Scan the QR code or copy the code to pay; this page updates when it is paid."
                 )
+            if self.status == WAITING_APP_QR:
+                return _(
+                    "Scan the QR code with the PagBank app on your phone to pay; this page "
+                    "updates when it is paid."
+                )
             return ""
         if charge.status == ChargeStatus.DECLINED:
             # What the shopper can do; the code is for staff (the admin shows it).
-            reason = decline_message(charge.payment_response_code)
+            reason = charge_decline_message(charge)
             return _("The payment was declined. %(reason)s") % {"reason": reason}
-        how = self._how_paid(charge)
         if charge.status == ChargeStatus.PAID:
-            if charge.installments > 1:
-                return _("Paid%(how)s in %(count)d installments.") % {
-                    "how": how,
-                    "count": charge.installments,
-                }
-            return _("Paid%(how)s.") % {"how": how}
+            return _("Paid: %(payment)s") % {"payment": self._payment(charge)}
         if charge.status == ChargeStatus.IN_ANALYSIS:
             return _(
                 "The payment%(how)s is being analysed; this page updates when it is decided."
-            ) % {"how": how}
-        return f"{LABELS.get(charge.status, charge.status)}{how}."
+            ) % {"how": self._how_paid(charge)}
+        if charge.status == ChargeStatus.AUTHORIZED:
+            return _(
+                "Authorised, to be charged when the shop confirms the purchase: %(payment)s"
+            ) % {"payment": self._payment(charge)}
+        return f"{LABELS.get(charge.status, charge.status)}{self._how_paid(charge)}."
+
+    def _payment(self, charge: Charge) -> str:
+        """``R$ 142,50 with Visa •••• 1111 in 6 installments, R$ 13,80 of it interest.``"""
+        values = {
+            "amount": format_cents(charge.amount_value, charge.currency),
+            "how": self._how_paid(charge),
+            "count": charge.installments,
+            "interest": format_cents(charge.buyer_interest, charge.currency),
+        }
+        if charge.installments > 1 and charge.buyer_interest:
+            return (
+                _("%(amount)s%(how)s in %(count)d installments, %(interest)s of it interest.")
+                % values
+            )
+        if charge.installments > 1:
+            return _("%(amount)s%(how)s in %(count)d installments, no interest.") % values
+        return _("%(amount)s%(how)s.") % values
 
     def _how_paid(self, charge: Charge) -> str:
-        """`` with Visa •••• 1111``, `` in the PagBank app``, `` by Pix``, both, or nothing."""
+        """`` with Visa •••• 1111``, `` with the Visa debit card •••• 1111``, `` in the PagBank
+        app``, `` by Pix``, both, or nothing."""
         if charge.payment_method == "PIX":
             return _(" by Pix")
         if charge.payment_method == "BOLETO":
             return _(" by boleto")
         card = ""
         if charge.card_last_digits:
-            card = _(" with %(brand)s •••• %(last_digits)s") % {
+            values = {
                 "brand": (charge.card_brand or _("card")).capitalize(),
                 "last_digits": charge.card_last_digits,
             }
-        if self.deeplink is not None:
+            if charge.payment_method == "DEBIT_CARD":
+                card = _(" with the %(brand)s debit card •••• %(last_digits)s") % values
+            else:
+                card = _(" with %(brand)s •••• %(last_digits)s") % values
+        # Its own order's deeplink (orders come with theirs: no query).
+        if getattr(charge.order, "deeplink", None) is not None:
             return _(" in the PagBank app%(card)s") % {"card": card}
         return card
 
     @property
+    def lines(self) -> list[str]:
+        """Every payment of the purchase and what became of it, oldest first, one sentence
+        each: a second payment given back says so."""
+        lines = []
+        kept = [c for c in self.charges if c.amount_paid > c.amount_refunded]
+        for charge in self.charges:
+            if charge.status not in MONEY_STATUSES or (
+                charge.status == ChargeStatus.CANCELED and not charge.amount_paid
+            ):
+                continue
+            line = self._payment(charge)
+            if charge.status == ChargeStatus.AUTHORIZED:
+                line = _("Authorised: %(payment)s") % {"payment": line}
+            elif charge.status == ChargeStatus.IN_ANALYSIS:
+                line = _("In analysis: %(payment)s") % {"payment": line}
+            else:
+                line = _("Paid: %(payment)s") % {"payment": line}
+            refunded = format_cents(charge.amount_refunded, charge.currency)
+            if charge.amount_refunded and charge.amount_refunded < charge.amount_paid:
+                line += " " + _("%(amount)s of it was refunded.") % {"amount": refunded}
+            elif charge.amount_refunded and any(other is not charge for other in kept):
+                line += " " + _(
+                    "Refunded in full (%(amount)s): the purchase had already been paid, "
+                    "so this second payment was given back."
+                ) % {"amount": refunded}
+            elif charge.amount_refunded:
+                line += " " + _("Refunded in full (%(amount)s).") % {"amount": refunded}
+            lines.append(line)
+        return lines
+
+    @property
     def refund_note(self) -> str:
-        """``Partially refunded: R$ 38,90`` or ``Refunded: R$ 154,70``; "" when nothing was."""
-        if self.order is None:
-            return ""
-        paid, refunded = self.order.total_paid, self.order.total_refunded
+        """``Partially refunded: R$ 38,90`` or ``Refunded: R$ 154,70`` (every payment of the
+        purchase counted); "" when nothing was."""
+        paid = sum(c.amount_paid for c in self.charges)
+        refunded = sum(c.amount_refunded for c in self.charges)
         if not refunded:
             return ""
         amount = format_cents(refunded)
@@ -383,9 +481,13 @@ def payment_state(purchase: Purchase) -> PaymentState:
     if not orders:
         waiting = services.payable_checkout(purchase) is not None
         return PaymentState(WAITING_CHECKOUT if waiting else UNPAID, None, None, None)
+    everything = sorted(
+        (charge for each in orders for charge in each.charges.all()),
+        key=lambda c: (c.created_at is None, c.created_at, c.pk),
+    )
     paid = [order for order in orders if order.status == OrderStatus.PAID]
     order = paid[0] if paid else orders[0]
-    charges = sorted(order.charges.all(), key=lambda c: (c.created_at is None, c.created_at, c.pk))
+    charges = [charge for charge in everything if charge.order_id == order.pk]
     paid_charges = [c for c in charges if c.status == ChargeStatus.PAID]
     charge = paid_charges[-1] if paid_charges else (charges[-1] if charges else None)
     deeplink = getattr(order, "deeplink", None)  # the reverse one-to-one raises when absent
@@ -398,9 +500,9 @@ def payment_state(purchase: Purchase) -> PaymentState:
     elif status == OrderStatus.CREATED:
         status = UNPAID
     elif status == OrderStatus.WAITING and qr_code is not None:
-        status = WAITING_PIX
+        status = WAITING_APP_QR if qr_code.arrangements == ["PAGBANK"] else WAITING_PIX
     elif status == OrderStatus.WAITING and boleto:
         status = WAITING_BOLETO
     elif status == OrderStatus.CANCELED and boleto and not order.total_paid:
         status = OrderStatus.EXPIRED  # the provider cancelled it unpaid after its due date
-    return PaymentState(status, order, charge, deeplink, qr_code)
+    return PaymentState(status, order, charge, deeplink, qr_code, tuple(everything))

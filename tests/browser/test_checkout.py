@@ -185,7 +185,7 @@ def test_card_encrypted_in_the_browser_is_paid_and_shown_paid(shopper, shop, tra
 
     expect(status_label(shopper)).to_have_text("Paid")
     expect(shopper.get_by_test_id("status-detail")).to_have_text(
-        "Paid with Visa •••• 2097 in 2 installments."
+        "Paid: R$ 94.80 with Visa •••• 2097 in 2 installments, no interest."
     )
     screenshot(shopper, "status-paid")
 
@@ -197,6 +197,7 @@ def test_card_encrypted_in_the_browser_is_paid_and_shown_paid(shopper, shop, tra
         "encrypted_card",
         "holder_name",
         "installments",
+        "intent",  # the page's attempt: no secret
     ]
     assert posted["holder_name"] == ["José da Silva"]
     # Playing the provider's side: what the browser encrypted is what the shopper typed.
@@ -223,7 +224,7 @@ def test_declined_card_shows_the_decline_then_another_card_pays(shopper, shop, t
 
     expect(status_label(shopper)).to_have_text("Payment declined")
     expect(shopper.get_by_test_id("status-detail")).to_contain_text(
-        "Your card's issuer did not authorise this payment."
+        "The card does not have enough available limit for this payment."
     )
     screenshot(shopper, "status-declined")
 
@@ -333,7 +334,7 @@ def test_checkout_in_brazilian_portuguese(brazilian, shop, traffic):
 
     expect(status_label(page)).to_have_text("Pago")
     expect(page.get_by_test_id("status-detail")).to_have_text(
-        "Pago com Visa •••• 2097 em 2 parcelas."
+        "Pago: R$ 59,90 com Visa •••• 2097 em 2 parcelas, sem juros."
     )
     screenshot(page, "status-paid-pt-br")
     traffic.assert_no_card_data()
@@ -363,13 +364,15 @@ def test_saved_card_flow(shopper, shop, traffic, django_user_model):
     shopper.get_by_test_id("pay-saved-card").click()
 
     expect(status_label(shopper)).to_have_text("Paid")
-    expect(shopper.get_by_test_id("status-detail")).to_have_text("Paid with Visa •••• 2097.")
+    expect(shopper.get_by_test_id("status-detail")).to_have_text(
+        "Paid: R$ 94.80 with Visa •••• 2097."
+    )
     (first, second) = Order.objects.order_by("created_at")
     token = first.charges.get().card_token
     assert token is not None and token.user.username == "maria"
     assert second.charges.get().card_token == token
     (posted,) = traffic.posts("/pay/saved-card/")
-    assert sorted(posted) == ["card_token", "csrfmiddlewaretoken", "installments"]
+    assert sorted(posted) == ["card_token", "csrfmiddlewaretoken", "installments", "intent"]
     traffic.assert_no_card_data()
 
 
@@ -417,7 +420,7 @@ def test_deeplink_on_a_phone_paid_through_the_simulator(phone, shop, traffic):
     assert [d["status"] for d in shop.flush_notifications()] == [200]
 
     expect(status_label(phone)).to_have_text("Paid", timeout=POLLED)
-    expect(phone.get_by_test_id("status-detail")).to_have_text("Paid in the PagBank app.")
+    expect(phone.get_by_test_id("status-detail")).to_have_text("Paid: R$ 94.80 in the PagBank app.")
     screenshot(phone, "status-app-paid")
     traffic.assert_no_card_data()
 

@@ -104,7 +104,7 @@ def test_pix_shows_the_qr_copies_its_code_and_moves_on_when_paid(payer, shop):
     assert [d["status"] for d in shop.flush_notifications()] == [200]
 
     expect(status_label(payer)).to_have_text("Paid", timeout=POLLED)
-    expect(payer.get_by_test_id("status-detail")).to_have_text("Paid by Pix.")
+    expect(payer.get_by_test_id("status-detail")).to_have_text("Paid: R$ 59.90 by Pix.")
     expect(payer.get_by_test_id("pix-qr-code")).to_have_count(0)
 
 
@@ -142,4 +142,4 @@ def test_boleto_in_portuguese_copies_its_line_and_moves_on_when_paid_at_the_bank
     assert [d["status"] for d in shop.flush_notifications()] == [200, 200]
 
     expect(status_label(page)).to_have_text("Pago", timeout=POLLED)
-    expect(page.get_by_test_id("status-detail")).to_have_text("Pago com boleto.")
+    expect(page.get_by_test_id("status-detail")).to_have_text("Pago: R$ 59,90 com boleto.")

@@ -62,13 +62,16 @@ def test_challenge_passed_pays_the_plan_with_its_interest(shopper, threeds_shop,
     type_card(shopper, CHALLENGED)
     installments = shopper.locator("#pay-card select[name=installments]")
     # The plans of the typed BIN: 4x with the buyer's interest, the total shown.
-    expect(installments.locator("option[value='4']")).to_have_text("4x R$ 25.80 (total R$ 103.21)")
+    # 4 x 25.80 is 103.20: the first installment carries the cent more.
+    expect(installments.locator("option[value='4']")).to_have_text(
+        "4x: the first R$ 25.81 and 3x R$ 25.80 (total R$ 103.21)"
+    )
     installments.select_option("4")
     screenshot(shopper, "checkout-plans")
     shopper.get_by_test_id("pay-card").click()
 
     bank = shopper.frame_locator("[data-orderpay-3ds-challenge] iframe")
-    expect(bank.get_by_text("R$ 103,21")).to_be_visible()
+    expect(bank.get_by_text("R$ 103.21")).to_be_visible()  # the bank speaks the shopper's English
     screenshot(shopper, "3ds-challenge")
     bank.get_by_label("Code sent to your phone").fill(CHALLENGE_CODE)
     bank.get_by_role("button", name="Confirm").click()
@@ -180,7 +183,7 @@ def test_frictionless_in_brazilian_portuguese(brazilian, threeds_shop, traffic):
     page.get_by_role("button", name="Continuar para o pagamento").click()
     type_card(page, FRICTIONLESS)
     expect(page.locator("#pay-card select[name=installments] option[value='2']")).to_have_text(
-        "2x R$ 31,53 (total R$ 63,05)"
+        "2x: a primeira R$ 31,52 e 1x R$ 31,53 (total R$ 63,05)"
     )
     page.get_by_role("button", name="Pagar R$ 59,90", exact=True).click()
     expect(status_label(page)).to_have_text("Pago")

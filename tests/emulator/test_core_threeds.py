@@ -157,7 +157,7 @@ def test_challenge_passed_with_the_code_then_pays(api):
     assert result["challenge"]["brand"] == "visa"
     page = api.get(result["challenge"]["url"], token=None)
     assert page.status_code == 200
-    assert "R$ 5,00" in page.text and CHALLENGE_CODE in page.text
+    assert "R$ 5.00" in page.text and CHALLENGE_CODE in page.text
     # Framed by the shop's page, whatever its origin (and whatever X-Frame-Options a host adds).
     assert page.headers["Content-Security-Policy"] == "frame-ancestors *"
     # Not answered yet: the id pays nothing.

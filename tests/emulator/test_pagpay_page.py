@@ -41,7 +41,7 @@ def test_a_browser_gets_a_page_with_the_amount_and_two_buttons(api, deeplink):
 
     assert page.status_code == 200
     assert page.headers["Content-Type"].startswith("text/html")
-    assert "R$ 15,00" in page.text and "aguardando pagamento" in page.text
+    assert "R$ 15.00" in page.text and "waiting for payment" in page.text
     assert "data-app-pay" in page.text and "data-app-decline" in page.text
 
 
@@ -63,7 +63,7 @@ def test_paying_on_the_page_pays_and_goes_back_to_the_shop(api, deeplink):
     charge = api.get(f"/orders/{order['id']}").json()["charges"][0]
     assert (charge["status"], charge["payment_method"]["type"]) == ("PAID", "ACCOUNT_BALANCE")
     after = browse(api, "GET", url).text
-    assert "pago" in after and "data-app-pay" not in after
+    assert ">paid<" in after and "data-app-pay" not in after
 
 
 def test_refusing_on_the_page_declines_and_the_app_may_pay_later(api, deeplink):

@@ -21,6 +21,8 @@ from typing import Any
 from django_orderpay import rules
 
 from ..serving.http import Response
+from ..serving.language import language, money, words
+from ..serving.language import mark as _
 from ..state import errors, ids
 from ..state.clock import PROVIDER_TZ
 from ..state.store import Call, ChargeRecord, OrderRecord, SplitRecord, State
@@ -381,20 +383,28 @@ def boleto_png(state: State, call: Call) -> Response:
     return Response(200, draw(charge.boleto_code or ""), [("Content-Type", "image/png")])
 
 
+#: The page's words, in the payer's language (see :mod:`..serving.language`).
+HEADING = _("Boleto (emulator)")
+TYPEABLE_LINE = _("Typeable line:")
+AMOUNT_DUE = _("Amount: %(amount)s · Due date: %(due)s")
+BOLETO_STATUS = _("Status:")
+BARCODE_PNG = _("Barcode (PNG)")
+PAY_BOLETO = _("Pay this boleto")
+
 PAGE = """<!doctype html>
-<html lang="pt-BR"><head><meta charset="utf-8"><title>Boleto {line}</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>Boleto {line}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: sans-serif; max-width: 40rem; margin: 2rem auto">
-<h1>Boleto (emulador)</h1>
-<p>Linha digitável: <code data-boleto-line>{line}</code></p>
-<p>Valor: R$ {reais} &middot; Vencimento: {due}</p>
-<p>Situação: <strong data-boleto-status>{status}</strong></p>
-<p><a href="{pdf}">PDF</a> &middot; <a href="{png}">Código de barras (PNG)</a></p>
+<h1>{heading}</h1>
+<p>{typeable_line} <code data-boleto-line>{line}</code></p>
+<p>{amount_due}</p>
+<p>{status_words} <strong data-boleto-status>{status}</strong></p>
+<p><a href="{pdf}">PDF</a> &middot; <a href="{png}">{barcode_png}</a></p>
 {form}
 </body></html>
 """
 PAY_FORM = """<form method="post" action="{action}">
-<button type="submit" data-boleto-pay>Pagar este boleto</button></form>"""
+<button type="submit" data-boleto-pay>{pay_words}</button></form>"""
 
 
 def boleto_page(state: State, call: Call) -> Response:
@@ -402,14 +412,28 @@ def boleto_page(state: State, call: Call) -> Response:
     charge = find_boleto(state, call.params[0])
     boleto = charge.payment_method["boleto"]
     href = f"{call.base_url}/boletos/{boleto['id']}"
-    form = PAY_FORM.format(action=html.escape(f"{href}/pay")) if charge.status == "WAITING" else ""
+    lang, gettext = language(call.request), words(call.request).gettext
+    form = ""
+    if charge.status == "WAITING":
+        form = PAY_FORM.format(
+            action=html.escape(f"{href}/pay"), pay_words=html.escape(gettext(PAY_BOLETO))
+        )
+    due = boleto["due_date"]
+    if lang == "pt-br" and len(due) == 10:
+        due = f"{due[8:10]}/{due[5:7]}/{due[:4]}"  # 2026-11-30 -> 30/11/2026
     page = PAGE.format(
+        lang=lang,
+        heading=html.escape(gettext(HEADING)),
+        typeable_line=html.escape(gettext(TYPEABLE_LINE)),
         line=html.escape(boleto["formatted_barcode"]),
-        reais=f"{charge.amount // 100},{charge.amount % 100:02d}",
-        due=html.escape(boleto["due_date"]),
+        amount_due=html.escape(
+            gettext(AMOUNT_DUE) % {"amount": money(charge.amount, lang), "due": due}
+        ),
+        status_words=html.escape(gettext(BOLETO_STATUS)),
         status=html.escape(charge.status),
         pdf=html.escape(f"{href}/pdf"),
         png=html.escape(f"{href}/png"),
+        barcode_png=html.escape(gettext(BARCODE_PNG)),
         form=form,
     )
     return Response(200, page.encode(), [("Content-Type", "text/html; charset=utf-8")])

@@ -14,15 +14,28 @@ import html
 import json
 
 from ..serving.http import Response
+from ..serving.language import language, money, words
+from ..serving.language import mark as _
 from ..state import errors
 from ..state.store import Call, State
 from ..state.threeds import CHALLENGE_PENDING
 from .threeds import CHALLENGE_CODE
 
+#: The page's words, in the reader's language (see :mod:`..serving.language`).
+TITLE = _("Banco Emulado: confirm your purchase")
+CONFIRM_PURCHASE = _(
+    "Confirm a purchase of %(amount)s with your %(brand)s card ending in the digits you typed."
+)
+CODE_LABEL = _("Code sent to your phone")
+HINT = _("Test bank: the code is %(code)s. Any other code, or Cancel, fails the challenge.")
+UNREACHABLE = _("The bank could not be reached. Try again.")
+CONFIRM = _("Confirm")
+CANCEL = _("Cancel")
+
 PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Banco Emulado: confirm your purchase</title>
+<title>{title}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 0; padding: 1.5rem; color: #1d2733; }}
 h1 {{ font-size: 1.2rem; margin: 0 0 1rem; }}
@@ -55,7 +68,7 @@ button {{ font-size: 1rem; padding: .5rem 1rem; margin: 1rem .5rem 0 0; }}
       // No answer heard: the shopper may answer again (a challenge the bank did
       // finish answers CHANGE_PAYMENT_METHOD then, which the SDK resolves with).
       sending = false;
-      document.getElementById("problem").textContent = "The bank could not be reached. Try again.";
+      document.getElementById("problem").textContent = {unreachable};
     }});
   }}
   document.addEventListener("submit", function (event) {{
@@ -70,15 +83,14 @@ button {{ font-size: 1rem; padding: .5rem 1rem; margin: 1rem .5rem 0 0; }}
 </script></head>
 <body>
 <h1>Banco Emulado · 3-D Secure</h1>
-<p>Confirm a purchase of <strong>R$ {reais}</strong> with your {brand} card ending in the
-digits you typed.</p>
+<p>{confirm_purchase}</p>
 <form id="challenge">
-<label for="code">Code sent to your phone</label>
+<label for="code">{code_label}</label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12">
-<p class="hint">Test bank: the code is {code}. Any other code, or Cancel, fails the challenge.</p>
+<p class="hint">{hint}</p>
 <p id="problem" role="alert"></p>
-<button type="submit" id="confirm">Confirm</button>
-<button type="button" id="cancel">Cancel</button>
+<button type="submit" id="confirm">{confirm}</button>
+<button type="button" id="cancel">{cancel}</button>
 </form>
 </body></html>"""
 
@@ -90,10 +102,19 @@ def challenge_page(state: State, call: Call) -> Response:
         raise errors.not_found("challenge")
     if authentication.expires_at <= call.now:
         raise errors.not_found("challenge")
+    lang = language(call.request)
+    gettext = words(call.request).gettext
+    amount = f"<strong>{money(authentication.amount, lang)}</strong>"
     page = PAGE.format(
-        reais=f"{authentication.amount // 100},{authentication.amount % 100:02d}",
-        brand=html.escape(authentication.brand.capitalize()),
-        code=CHALLENGE_CODE,
+        lang=lang,
+        title=html.escape(gettext(TITLE)),
+        confirm_purchase=html.escape(gettext(CONFIRM_PURCHASE))
+        % {"amount": amount, "brand": html.escape(authentication.brand.capitalize())},
+        code_label=html.escape(gettext(CODE_LABEL)),
+        hint=html.escape(gettext(HINT) % {"code": CHALLENGE_CODE}),
+        confirm=html.escape(gettext(CONFIRM)),
+        cancel=html.escape(gettext(CANCEL)),
+        unreachable=json.dumps(gettext(UNREACHABLE)),
         auth_id=json.dumps(authentication.id),
     )
     headers = [

@@ -8,6 +8,9 @@ rather than in the package's gettext catalogue.
 
 from __future__ import annotations
 
+from ..serving.language import accepted
+from ..serving.language import money as language_money
+
 ENGLISH = "en"
 PORTUGUESE = "pt-BR"
 LANGUAGES = (ENGLISH, PORTUGUESE)
@@ -174,20 +177,9 @@ def language_of(query_lang: str | None, accept_language: str | None) -> str:
     """The page's language: the ``lang`` asked for, else the browser's first choice we speak."""
     if query_lang in LANGUAGES:
         return query_lang
-    for part in (accept_language or "").split(","):
-        tag = part.split(";")[0].strip().lower()
-        if tag.startswith("pt"):
-            return PORTUGUESE
-        if tag.startswith("en"):
-            return ENGLISH
-    return ENGLISH
+    return PORTUGUESE if accepted(accept_language) == "pt-br" else ENGLISH
 
 
 def money(cents: int, language: str) -> str:
     """``R$ 1,234.56`` in English, ``R$ 1.234,56`` in Portuguese."""
-    reais, centavos = divmod(cents, 100)
-    grouped = f"{reais:,}"
-    if language == PORTUGUESE:
-        grouped = grouped.replace(",", ".")
-        return f"R$ {grouped},{centavos:02d}"
-    return f"R$ {grouped}.{centavos:02d}"
+    return language_money(cents, "pt-br" if language == PORTUGUESE else "en")

@@ -12,29 +12,40 @@ from __future__ import annotations
 import html
 
 from ..serving.http import Response
+from ..serving.language import language, money, words
+from ..serving.language import mark as _
 from ..state.store import Call, State
 from .cards import ANTIFRAUD_DECLINED, SUCCESS
 from .deeplinks import Deeplink
 from .orders import has_open_charge
 from .pagpay import find_deeplink, pay_deeplink
 
+#: The page's words, in the payer's language (see :mod:`..serving.language`).
+TITLE = _("PagBank (emulator)")
+PAYMENT_OF = _("Payment of %(amount)s")
+STATUS = _("Status: %(status)s")
+NO_REAL_MONEY = _(
+    "This page stands in for the PagBank app in django-orderpay's emulator: no real money moves."
+)
+PAY = _("Pay with balance")
+REFUSE = _("Refuse")
+STATUS_WORDS = {"OPEN": _("waiting for payment"), "PAID": _("paid"), "EXPIRED": _("expired")}
+
 PAGE = """<!doctype html>
-<html lang="pt-BR"><head><meta charset="utf-8"><title>PagBank (emulador)</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: sans-serif; max-width: 30rem; margin: 2rem auto; padding: 0 1rem">
-<h1>PagBank <small>(emulador)</small></h1>
-<p>Pagamento de R$ {reais}</p>
-<p>Situação: <strong data-app-status>{status}</strong></p>
+<h1>{title}</h1>
+<p>{payment_of}</p>
+<p>{status}</p>
 {forms}
-<p><small>Esta página faz o papel do app do PagBank no emulador do django-orderpay:
-nenhum dinheiro de verdade se move.</small></p>
+<p><small>{no_real_money}</small></p>
 </body></html>
 """
 FORMS = """<form method="post" action="{pay}">
-<button type="submit" data-app-pay>Pagar com saldo</button></form>
+<button type="submit" data-app-pay>{pay_words}</button></form>
 <form method="post" action="{decline}">
-<button type="submit" data-app-decline>Recusar</button></form>"""
-STATUS_WORDS = {"OPEN": "aguardando pagamento", "PAID": "pago", "EXPIRED": "expirado"}
+<button type="submit" data-app-decline>{refuse_words}</button></form>"""
 
 
 def wants_html(call: Call) -> bool:
@@ -45,10 +56,21 @@ def wants_html(call: Call) -> bool:
 def app_page(state: State, call: Call, deeplink: Deeplink, status: str) -> Response:
     """The page of ``deeplink`` in ``status`` (OPEN, PAID, EXPIRED)."""
     href = f"{call.base_url}/pagpay/app/{deeplink.id}"
-    forms = FORMS.format(pay=html.escape(f"{href}/pay"), decline=html.escape(f"{href}/decline"))
+    lang, gettext = language(call.request), words(call.request).gettext
+    forms = FORMS.format(
+        pay=html.escape(f"{href}/pay"),
+        decline=html.escape(f"{href}/decline"),
+        pay_words=html.escape(gettext(PAY)),
+        refuse_words=html.escape(gettext(REFUSE)),
+    )
+    status_words = gettext(STATUS_WORDS[status]) if status in STATUS_WORDS else status
     page = PAGE.format(
-        reais=f"{deeplink.amount // 100},{deeplink.amount % 100:02d}",
-        status=html.escape(STATUS_WORDS.get(status, status)),
+        lang=lang,
+        title=html.escape(gettext(TITLE)),
+        payment_of=html.escape(gettext(PAYMENT_OF) % {"amount": money(deeplink.amount, lang)}),
+        status=html.escape(gettext(STATUS))
+        % {"status": f"<strong data-app-status>{html.escape(status_words)}</strong>"},
+        no_real_money=html.escape(gettext(NO_REAL_MONEY)),
         forms=forms if status == "OPEN" else "",
     )
     return Response(200, page.encode(), [("Content-Type", "text/html; charset=utf-8")])

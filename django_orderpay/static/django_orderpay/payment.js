@@ -8,7 +8,8 @@
  *   element [data-orderpay-copied] beside it for a moment.
  * - [data-orderpay-countdown="<ISO 8601>"] shows the time left (mm:ss, or
  *   h:mm:ss) in its [data-orderpay-left] child; at zero it shows its
- *   data-expired-text and stops.
+ *   data-expired-text, hides the [data-orderpay-expiring-part] elements of its
+ *   [data-orderpay-expiring] container (a QR code, its code to copy) and stops.
  * - [data-orderpay-poll="<url>"] with data-orderpay-status="<status>" asks the
  *   url (JSON with a "status") every few seconds and, once the status differs,
  *   goes to data-orderpay-next (or reloads the page). It stops when
@@ -73,6 +74,13 @@
       if (seconds === 0) {
         box.textContent = box.getAttribute("data-expired-text") || "";
         box.setAttribute("data-orderpay-expired", "true");
+        // What could be paid goes with it: the QR image, the code to copy.
+        var expiring = box.closest && box.closest("[data-orderpay-expiring]");
+        if (expiring) {
+          Array.prototype.forEach.call(expiring.querySelectorAll("[data-orderpay-expiring-part]"), function (part) {
+            part.hidden = true;
+          });
+        }
         return;
       }
       var h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;

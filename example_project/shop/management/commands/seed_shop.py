@@ -6,16 +6,23 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import gettext_noop
 
 from example_project.shop.models import Product
 
-#: (slug, name, description, price in cents)
+#: (slug, name, description, price in cents). The descriptions are in the shop's
+#: catalogue: the product page shows them in the shopper's language.
 PRODUCTS = (
-    ("camiseta", "Camiseta", "Cotton t-shirt, printed in São Paulo.", 5990),
-    ("caneca", "Caneca", "A 350 ml ceramic mug for your cafezinho.", 3490),
-    ("bone", "Boné", "Six-panel cap, adjustable.", 7900),
-    ("ecobag", "Ecobag", "Canvas tote for the feira.", 2500),
-    ("cafe-especial", "Café especial", "250 g of Minas Gerais beans, medium roast.", 4290),
+    ("camiseta", "Camiseta", gettext_noop("Cotton t-shirt, printed in São Paulo."), 5990),
+    ("caneca", "Caneca", gettext_noop("A 350 ml ceramic mug for your cafezinho."), 3490),
+    ("bone", "Boné", gettext_noop("Six-panel cap, adjustable."), 7900),
+    ("ecobag", "Ecobag", gettext_noop("Canvas tote for the feira."), 2500),
+    (
+        "cafe-especial",
+        "Café especial",
+        gettext_noop("250 g of Minas Gerais beans, medium roast."),
+        4290,
+    ),
 )
 
 
