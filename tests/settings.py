@@ -71,4 +71,7 @@ ORDERPAY = {
     # The package authenticates every credit card by default ("always"); most card
     # tests post without 3-D Secure, and those that test it say so.
     "THREEDS": "never",
+    # Tests that mount the emulator turn DEBUG on, where it would keep its state in
+    # a file for a server database (PostgreSQL): each test starts from a fresh one.
+    "EMULATOR_STATE_FILE": False,
 }

@@ -118,7 +118,13 @@ def test_get_emulator_creates_one_instance_under_concurrent_first_use():
 
 def test_emulator_tokens_setting_gives_the_merchants(client):
     tokens = {"token-x": "ACCO_11111111-2222-3333-4444-555555555555", "token-y": "ACCO_Y"}
-    with override_settings(ORDERPAY={"ENVIRONMENT": "emulator", "EMULATOR_TOKENS": tokens}):
+    with override_settings(
+        ORDERPAY={
+            "ENVIRONMENT": "emulator",
+            "EMULATOR_TOKENS": tokens,
+            "EMULATOR_STATE_FILE": False,
+        }
+    ):
         assert get_emulator().accounts == tokens
         ok = client.get("/emulator/public-keys/card", headers={"Authorization": "Bearer token-x"})
         refused = client.get("/emulator/public-keys/card", headers=AUTH)
@@ -131,7 +137,7 @@ def test_emulator_tokens_setting_gives_the_merchants(client):
 def test_without_any_token_setting_the_default_token_works(client, monkeypatch):
     monkeypatch.delenv("ORDERPAY_TOKEN", raising=False)
     monkeypatch.delenv("ORDERPAY_EMULATOR_TOKENS", raising=False)
-    with override_settings(ORDERPAY={"ENVIRONMENT": "emulator"}):
+    with override_settings(ORDERPAY={"ENVIRONMENT": "emulator", "EMULATOR_STATE_FILE": False}):
         assert get_emulator().accounts == {DEFAULT_TOKEN: account_for(DEFAULT_TOKEN)}
         response = client.get(
             "/emulator/public-keys/card", headers={"Authorization": f"Bearer {DEFAULT_TOKEN}"}

@@ -172,7 +172,8 @@ def test_where_the_mounted_emulator_keeps_its_state(debug, configured, database,
 def test_in_debug_a_database_that_is_not_a_file_gets_one_in_the_temp_folder():
     server = {"ENGINE": "django.db.backends.postgresql", "NAME": "shop", "HOST": "db"}
     other = {**server, "NAME": "other"}
-    with override_settings(DEBUG=True):
+    unset = {"TOKEN": TOKEN, "ENVIRONMENT": "emulator"}  # tests/settings.py sets False
+    with override_settings(DEBUG=True, ORDERPAY=unset):
         first, second = state_file(server), state_file(other)
         in_memory = state_file({"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"})
     assert first is not None and second is not None and first != second
