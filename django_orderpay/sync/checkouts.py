@@ -36,7 +36,7 @@ from ..models import (
 from ..models.states import OrderStatus
 from ..signals import announce_checkout_expired, announce_checkout_paid, announce_duplicates_of
 from .inserting import insert_new
-from .locking import sync_transaction
+from .locking import once_more_on_conflict, sync_transaction
 from .orders import sync_order
 from .parse import SyncError
 from .parse.checkouts import CheckoutState, parse_checkout
@@ -113,6 +113,23 @@ def sync_checkout(
     """
     state = parse_checkout(payload)
     account_id = account.pk if account is not None else None
+    # The checkout's row is locked before its orders' rows, where an order's own
+    # sync holds the order and then updates its checkout (announce): the two can
+    # deadlock, and the database's loser runs once more (nothing is sent twice:
+    # the signals wait for the commit).
+    return once_more_on_conflict(
+        lambda: _sync(state, source, user, shop_object, account, account_id)
+    )
+
+
+def _sync(
+    state: CheckoutState,
+    source: str,
+    user: Any,
+    shop_object: models.Model | None,
+    account: ConnectedAccount | None,
+    account_id: int | None,
+) -> Checkout:
     with sync_transaction():
         checkout, created = _lock_or_create(state, user, shop_object, account_id)
         if checkout.account_id != account_id:

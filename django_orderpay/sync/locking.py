@@ -11,7 +11,10 @@ needs ``"OPTIONS": {"transaction_mode": "IMMEDIATE"}`` as usual.
 **One lock order, so no two transactions of the package wait for each
 other in a circle** (a deadlock, which PostgreSQL ends by failing one of
 them): a notification's claim on its body, then the order, then its
-charges (by primary key), then card tokens, then operations. A service
+charges (by primary key), then card tokens, then operations. A hosted
+checkout's sync is the exception: it locks the checkout and then the orders
+its page made, where an order's sync updates its checkout last; both run
+once more when the database ends one for a deadlock. A service
 recording an operation takes its shop object's lock (:func:`lock_name`)
 and then operations, and no order or charge. Two rules keep every path to
 it:
