@@ -22,6 +22,7 @@ from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
 from django.template import Context, Template
 from django.test import Client, RequestFactory, override_settings
+from django.urls import reverse_lazy
 
 from django_orderpay import services
 from django_orderpay.checkout import (
@@ -44,8 +45,8 @@ __all__ = ["accounts", "staff"]
 
 pytestmark = pytest.mark.django_db
 
-PLANS_URL = "/orderpay/installments/"
-SESSION_URL = "/orderpay/3ds-session/"
+PLANS_URL = reverse_lazy("orderpay:installment_plans")
+SESSION_URL = reverse_lazy("orderpay:threeds_session")
 FEES = "/charges/fees/calculate"
 SESSIONS = "/checkout-sdk/sessions"
 CARD_FORM = (
