@@ -31,15 +31,18 @@ from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.forms import CARD_FORM_FIELDS, CardPaymentForm, add_payment_error
 from django_orderpay.installments import offered_plans, plan_choices, plan_for, plan_label
-from django_orderpay.models import ChargeStatus, Order
+from django_orderpay.models import ChargeStatus, ConnectedAccount, Order
 from django_orderpay.payloads.authentication import THREEDS_ID_PATTERN
+from django_orderpay.services._common import check_account
 from django_orderpay.services.fees import InstallmentPlan
 
 __all__ = [
     "CardCheckoutForm",
     "DebitCardForm",
+    "PlansToken",
     "plan_choices",  # at home in django_orderpay.installments; here for older imports
     "plan_label",
+    "read_plans_token",
     "sign_plans",
     "threeds_required",
     "unsign_plans",
@@ -98,16 +101,36 @@ THREEDS_SESSION_SALT = "django_orderpay.threeds_session"
 THREEDS_SESSION_TOKEN_MAX_AGE = 12 * 60 * 60
 
 
-def sign_threeds_session() -> str:
-    """What a checkout page carries to ask for a fresh 3-D Secure session (signed, dated)."""
-    return signing.TimestampSigner(salt=THREEDS_SESSION_SALT).sign("session")
+#: What a token for the settings' own account signs (a connected account's: ``account:<pk>``).
+_DEFAULT_ACCOUNT_SESSION = "session"
 
 
-def check_threeds_session_token(token: str) -> None:
-    """``signing.BadSignature`` (or ``SignatureExpired``) unless this shop made ``token``
-    within :data:`THREEDS_SESSION_TOKEN_MAX_AGE`."""
+def sign_threeds_session(account: ConnectedAccount | None = None) -> str:
+    """What a checkout page carries to ask for a fresh 3-D Secure session (signed, dated).
+
+    ``account``: the connected account the page pays (None: the settings'
+    ``TOKEN``). PagBank's session says which merchant the SDK's
+    authentications are for, so a page of a connected account's must be
+    given sessions made with that account's token: the token names it, and
+    the signature keeps a shopper from naming another.
+    """
+    account = check_account(account)
+    value = _DEFAULT_ACCOUNT_SESSION if account is None else f"account:{account.pk}"
+    return signing.TimestampSigner(salt=THREEDS_SESSION_SALT).sign(value)
+
+
+def check_threeds_session_token(token: str) -> int | None:
+    """The primary key of the connected account ``token`` was made for (None: the settings'
+    ``TOKEN``); ``signing.BadSignature`` (or ``SignatureExpired``) unless this shop made
+    ``token`` within :data:`THREEDS_SESSION_TOKEN_MAX_AGE`."""
     signer = signing.TimestampSigner(salt=THREEDS_SESSION_SALT)
-    signer.unsign(token, max_age=THREEDS_SESSION_TOKEN_MAX_AGE)
+    value = signer.unsign(token, max_age=THREEDS_SESSION_TOKEN_MAX_AGE)
+    if value == _DEFAULT_ACCOUNT_SESSION:
+        return None
+    kind, _colon, pk = value.partition(":")
+    if kind != "account" or not pk.isdigit():
+        raise signing.BadSignature("the 3-D Secure session token names no account")
+    return int(pk)
 
 
 def session_binding(request: Any, *, create: bool = False) -> str:
@@ -125,23 +148,57 @@ def session_binding(request: Any, *, create: bool = False) -> str:
     return salted_hmac(PLANS_SALT, key).hexdigest()[:24] if key else ""
 
 
-def sign_plans(amount: int, max_installments: int, no_interest: int, session: str = "") -> str:
-    """What the page carries to ask for plans: the amount and limits, signed (not editable),
-    with its time and the session it was rendered for (:func:`session_binding`)."""
-    return signing.dumps([amount, max_installments, no_interest, session], salt=PLANS_SALT)
+@dataclasses.dataclass(frozen=True)
+class PlansToken:
+    """What a page's plans token says: the amount and limits, and the primary key of the
+    connected account whose plans they are (None: the settings' ``TOKEN``'s)."""
+
+    amount: int
+    max_installments: int
+    no_interest: int
+    account_pk: int | None = None
+
+
+def sign_plans(
+    amount: int,
+    max_installments: int,
+    no_interest: int,
+    session: str = "",
+    account: ConnectedAccount | None = None,
+) -> str:
+    """What the page carries to ask for plans: the amount, the limits and the account
+    (``account``: a connected account's plans; None: the settings' ``TOKEN``'s), signed
+    (not editable), with its time and the session it was rendered for
+    (:func:`session_binding`)."""
+    account = check_account(account)
+    values: list[Any] = [amount, max_installments, no_interest, session]
+    if account is not None:
+        values.append(account.pk)
+    return signing.dumps(values, salt=PLANS_SALT)
+
+
+def read_plans_token(
+    token: str, session: str = "", max_age: int = PLANS_TOKEN_MAX_AGE
+) -> PlansToken:
+    """The signed amount, limits and account: ``signing.BadSignature`` when tampered with,
+    older than ``max_age`` seconds (``SignatureExpired``), or made for another session."""
+    amount, max_installments, no_interest, bound, *account = signing.loads(
+        token, salt=PLANS_SALT, max_age=max_age
+    )
+    if not constant_time_compare(str(bound), session):
+        raise signing.BadSignature("the plans token was made for another session")
+    # A token without an account is the settings' own (so were all before Connect's).
+    account_pk = int(account[0]) if account else None
+    return PlansToken(int(amount), int(max_installments), int(no_interest), account_pk)
 
 
 def unsign_plans(
     token: str, session: str = "", max_age: int = PLANS_TOKEN_MAX_AGE
 ) -> tuple[int, int, int]:
-    """The signed amount and limits: ``signing.BadSignature`` when tampered with, older than
-    ``max_age`` seconds (``SignatureExpired``), or made for another session."""
-    amount, max_installments, no_interest, bound = signing.loads(
-        token, salt=PLANS_SALT, max_age=max_age
-    )
-    if not constant_time_compare(str(bound), session):
-        raise signing.BadSignature("the plans token was made for another session")
-    return int(amount), int(max_installments), int(no_interest)
+    """:func:`read_plans_token`'s amount and limits (for older imports: the account is
+    left out)."""
+    read = read_plans_token(token, session, max_age)
+    return read.amount, read.max_installments, read.no_interest
 
 
 class CardCheckoutForm(CardPaymentForm):
@@ -156,7 +213,10 @@ class CardCheckoutForm(CardPaymentForm):
     False by default, as the official plugin's default). ``fee_plans``: installments
     are priced by ``services.installment_plans`` (the charge's amount then
     includes the buyer's interest); ``max_installments_no_interest`` is how
-    many the shop absorbs.
+    many the shop absorbs. ``account``: the connected account (PagBank Connect)
+    the payment is for, whose plans the page shows and the form charges (None:
+    the settings' ``TOKEN``'s); ``{% orderpay_card_form %}`` then encrypts and
+    authenticates the card for it too.
     """
 
     payment_type = "CREDIT_CARD"
@@ -176,9 +236,11 @@ class CardCheckoutForm(CardPaymentForm):
         allow_not_supported: bool | None = None,
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
+        account: ConnectedAccount | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.account = check_account(account)
         conf = get_settings(strict=False)
         self.threeds = threeds_required(mode=conf.threeds) if threeds is None else threeds
         self.allow_not_supported = (
@@ -197,12 +259,13 @@ class CardCheckoutForm(CardPaymentForm):
 
     def plans_token(self, request: Any = None) -> str:
         """The signed parameters ``checkout.js`` sends to the plans view, for ``request``'s
-        session (one is made if it has none)."""
+        session (one is made if it has none) and the form's account."""
         return sign_plans(
             self.amount or 0,
             self.max_installments,
             self.max_installments_no_interest,
             session_binding(request, create=True),
+            self.account,
         )
 
     def clean(self) -> dict[str, Any]:
@@ -241,6 +304,7 @@ class CardCheckoutForm(CardPaymentForm):
                 fee_plans=True,
                 max_installments=self.max_installments,
                 max_installments_no_interest=self.max_installments_no_interest,
+                account=self.account,
             )
         except OrderPayError as error:
             add_payment_error(self, error, CHECKOUT_FORM_FIELDS)

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from django_orderpay import rules
 from django_orderpay.exceptions import OrderPayError
-from django_orderpay.models import format_cents
+from django_orderpay.models import ConnectedAccount, format_cents
 from django_orderpay.services.fees import InstallmentPlan, installment_plans, plan_for
 
 logger = logging.getLogger("django_orderpay.checkout")
@@ -57,11 +57,14 @@ def offered_plans(
     fee_plans: bool = False,
     max_installments: int = rules.MAX_INSTALLMENTS,
     max_installments_no_interest: int = 0,
+    account: ConnectedAccount | None = None,
 ) -> list[InstallmentPlan]:
     """The choices for ``amount`` on the card whose first digits are ``card_bin``.
 
     With ``fee_plans``, the provider's plans for that BIN (cached; raises the
-    provider's refusal, ``OrderPayError``); without, :func:`interest_free_plans`.
+    provider's refusal, ``OrderPayError``), as ``account`` is charged (a
+    connected account; None: the settings' ``TOKEN``); without,
+    :func:`interest_free_plans`.
     """
     if not fee_plans:
         return interest_free_plans(amount, max_installments)
@@ -70,6 +73,7 @@ def offered_plans(
         card_bin=card_bin,
         max_installments=max_installments,
         max_installments_no_interest=max_installments_no_interest,
+        account=account,
     )
 
 

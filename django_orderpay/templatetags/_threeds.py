@@ -96,13 +96,19 @@ def _check_shopper(customer: dict[str, Any], address: dict[str, Any]) -> None:
     missing = missing_shopper(customer, address)
     if not missing:
         return
-    message = (
+    misconfigured(
         "{% orderpay_card_form %} runs 3-D Secure but has no "
         + ", ".join(missing)
         + ": every card payment on this page would fail authentication. Pass order=<an Order "
         "whose customer and shipping address are known>, or customer=... and address=... "
         "(payloads.Customer and payloads.Address, or dicts in the Orders API's words)."
     )
+
+
+def misconfigured(message: str) -> None:
+    """A card form set up so that its payments would fail: in DEBUG the page fails to render
+    (ImproperlyConfigured, at once, for the developer); in production it renders, and an
+    error is logged for staff on every render."""
     if settings.DEBUG:
         raise ImproperlyConfigured(message)
     logger.error(message)
@@ -118,7 +124,8 @@ def threeds_config(
 ) -> dict[str, Any]:
     """``data-orderpay-3ds`` of the card form: session, env, type, amount and shopper data,
     and where to ask for a fresh session (``sessionUrl``, with its signed ``sessionToken``);
-    the session made for ``account`` (a connected account; None: the settings' ``TOKEN``)."""
+    the sessions made for ``account`` (a connected account; None: the settings' ``TOKEN``),
+    which the token names."""
     try:
         session = services.create_3ds_session(account=account)
     except OrderPayError as error:
@@ -136,7 +143,7 @@ def threeds_config(
         "session": session.session if session else "",
         "env": session.env if session else "",
         "sessionUrl": session_url,
-        "sessionToken": sign_threeds_session() if session_url else "",
+        "sessionToken": sign_threeds_session(account) if session_url else "",
         "type": getattr(form, "payment_type", "CREDIT_CARD"),
         "amount": getattr(form, "amount", None) or 0,
         # Whether a credit card its issuer does not authenticate may still be posted.

@@ -57,7 +57,7 @@ from django_orderpay.hosted_checkout import checkout_link
 from django_orderpay.models import Charge, Checkout, Order, QrCode, format_cents
 from django_orderpay.shopper_messages import EXPIRED_CARD
 
-from ._threeds import threeds_config
+from ._threeds import misconfigured, threeds_config
 
 register = template.Library()
 logger = logging.getLogger("django_orderpay.templatetags")
@@ -208,11 +208,14 @@ def orderpay_card_form(
     dicts in the Orders API's words) before any order exists.
 
     A payment made for a connected account (PagBank Connect) encrypts the card
-    with that account's key and authenticates it with a session of its own:
-    ``order``'s account, or ``account`` before any order exists.
+    with that account's key, authenticates it with sessions of its own and
+    offers its installment plans: ``account``, else ``order``'s account, else
+    the form's (``CardCheckoutForm(account=...)``).
     """
     if account is None and order is not None and order.account_id is not None:
         account = order.account
+    if account is None:
+        account = getattr(form, "account", None)
     inputs = [_Input(field, str(label), dict(attrs), prefix) for field, label, attrs in CARD_INPUTS]
     if form is not None and "holder_name" in form.fields:
         bound = form["holder_name"]
@@ -243,7 +246,7 @@ def orderpay_card_form(
             if _runs_threeds(form)
             else ""
         ),
-        "plans": _plans_attributes(form, context.get("request")),
+        "plans": _plans_attributes(form, context.get("request"), account),
     }
 
 
@@ -251,12 +254,31 @@ def _runs_threeds(form: forms.Form | None) -> bool:
     return bool(getattr(form, "threeds", False))
 
 
-def _plans_attributes(form: forms.Form | None, request: Any) -> dict[str, str] | None:
+def _plans_attributes(form: forms.Form | None, request: Any, account: Any) -> dict[str, str] | None:
     if not getattr(form, "fee_plans", False):
         return None
+    _check_plans_account(form, account)
     # The token is good for this visitor's session only (one is made if need be).
     token = form.plans_token(request)  # type: ignore[union-attr]
     return {"url": reverse("orderpay:installment_plans"), "token": token}
+
+
+def _check_plans_account(form: forms.Form | None, account: Any) -> None:
+    """A page paying a connected account whose form prices another account's plans would
+    show, and charge, plans that are not the account's: say so (as a shopper missing)."""
+    priced = getattr(form, "account", None)
+    if getattr(priced, "pk", None) == getattr(account, "pk", None):
+        return
+
+    def named(who: Any) -> str:
+        return who.account_id if who is not None else "the settings' TOKEN account"
+
+    misconfigured(
+        f"{{% orderpay_card_form %}} pays {named(account)} but its form prices the "
+        f"installments of {named(priced)}: the page would offer one account's plans and the "
+        "order charge another. Give the form the same account: CardCheckoutForm(..., "
+        "account=...)."
+    )
 
 
 def same_origin(context: template.Context, url: str, name: str) -> str:
