@@ -30,6 +30,8 @@ from django.utils.translation import gettext_lazy as _
 from django_orderpay import card_testing, payloads, rules, services
 from django_orderpay.card_testing import Shopper
 from django_orderpay.exceptions import (
+    CardTokenNotOwned,
+    FieldError,
     OrderPayError,
     OutcomeUnknown,
     PayloadError,
@@ -48,7 +50,8 @@ from django_orderpay.installments import (
 )
 from django_orderpay.intents import IntentField, intent_of, is_intent
 from django_orderpay.intents import operation_key as intent_operation_key
-from django_orderpay.models import CardToken, Order
+from django_orderpay.models import CardToken, ConnectedAccount, Order
+from django_orderpay.services._common import check_account
 from django_orderpay.shopper_messages import IN_PROGRESS, is_shop_side, refusal_message
 from django_orderpay.widgets import EncryptedCardInput
 
@@ -78,6 +81,9 @@ SAVED_CARD_FORM_FIELDS: Mapping[str, str] = {
     "installments": "installments",
 }
 
+#: A stored card that is not one the form may charge (another user's, another account's,
+#: removed): said on the ``card_token`` field, never with the card's ``CARD_`` id.
+NOT_A_SAVED_CARD = _("Choose one of your saved cards.")
 UNAVAILABLE_MESSAGE = _(
     "The payment service did not answer. Nothing was confirmed; please try again in a moment."
 )
@@ -156,6 +162,11 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
         )
         form.in_progress = error  # type: ignore[attr-defined]
         form.add_error(None, IN_PROGRESS)
+        return
+    if isinstance(error, CardTokenNotOwned):
+        # Its message names the CARD_ id, which never reaches a page: the field says it.
+        field = _field_for("card.id", fields)
+        form.add_error(field if field in form.fields else None, NOT_A_SAVED_CARD)
         return
     if isinstance(error, TooManyCardAttempts) or is_shop_side(error):
         # The card-testing limits, or the token, the account or the settings: the
@@ -384,14 +395,17 @@ class CardTokenChoiceField(forms.ModelChoiceField):
 class SavedCardForm(IntentMixin, forms.Form):
     """Pay with one of ``user``'s stored cards; no card data is typed or posted.
 
-    The choices are the user's own tokens only (a token can be used only by
-    its owner), listed by their row id, so the ``CARD_`` id never reaches the
+    The choices are the user's own tokens stored with ``account`` only (a
+    token can be used only by its owner, and charged only by the account that
+    stored it: a connected account, PagBank Connect; None: the settings'
+    ``TOKEN``), listed by their row id, so the ``CARD_`` id never reaches the
     page. The installments are priced as a typed card's are
-    (:mod:`django_orderpay.installments`): with ``fee_plans``, the
-    provider's plans for each card's BIN (the buyer's interest past
-    ``max_installments_no_interest``); the chosen plan's total is charged.
-    ``plans_json`` holds each card's choices for ``checkout.js``, which
-    relabels the installments when another card is chosen.
+    (:mod:`django_orderpay.installments`): with ``fee_plans``, ``account``'s
+    plans for each card's BIN (the buyer's interest past
+    ``max_installments_no_interest``); the chosen plan's total is charged,
+    through ``account``. ``plans_json`` holds each card's choices for
+    ``checkout.js``, which relabels the installments when another card is
+    chosen.
     """
 
     card_token = CardTokenChoiceField(
@@ -399,7 +413,7 @@ class SavedCardForm(IntentMixin, forms.Form):
         queryset=CardToken.objects.none(),
         widget=forms.RadioSelect,
         empty_label=None,
-        error_messages={"invalid_choice": _("Choose one of your saved cards.")},
+        error_messages={"invalid_choice": NOT_A_SAVED_CARD},
     )
     installments = forms.TypedChoiceField(label=_("Installments"), coerce=int, initial=1)
     intent = IntentField()
@@ -413,19 +427,21 @@ class SavedCardForm(IntentMixin, forms.Form):
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
         request: Any = None,
+        account: ConnectedAccount | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", SAVED_CARD_FORM_AUTO_ID)
         super().__init__(*args, **kwargs)
         self.user = user
+        self.account = check_account(account)
         self.amount = amount
         self.plan: InstallmentPlan | None = None
         self.shopper = _shopper(request, user)
         _ask_for_captcha(self, self.shopper)
         tokens = CardToken.objects.none()
         if user.is_authenticated:
-            tokens = (
-                CardToken.objects.active().filter(user_id=user.pk).order_by("-created_at", "-pk")
+            tokens = CardToken.objects.payable(owner_id=user.pk, account=self.account).order_by(
+                "-created_at", "-pk"
             )
         self._token_field.queryset = tokens
         cards = list(tokens)
@@ -444,6 +460,7 @@ class SavedCardForm(IntentMixin, forms.Form):
                         fee_plans=fee_plans and rules.is_digits(card_bin, (6, 8)),
                         max_installments=max_installments,
                         max_installments_no_interest=max_installments_no_interest,
+                        account=self.account,
                     )
                 self.plans[card.pk] = by_bin[card_bin]
         field = cast(forms.ChoiceField, self.fields["installments"])
@@ -484,11 +501,13 @@ class SavedCardForm(IntentMixin, forms.Form):
 
     def pay(self, order: Order, amount: int, *, capture: bool = True) -> Order | None:
         """Pay ``order`` with the chosen card (``services.pay_with_card_token``): ``amount``,
-        or the chosen plan's total with the buyer's interest.
+        or the chosen plan's total with the buyer's interest, through the form's account.
 
-        None when refused, with the reason added to the form's errors.
+        None when refused, with the reason added to the form's errors. ``order``
+        must be the form's account's: its cards and plans are that account's.
         """
         try:
+            self._check_order_account(order)
             return services.pay_with_card_token(
                 order,
                 self.cleaned_data["card_token"],
@@ -498,7 +517,16 @@ class SavedCardForm(IntentMixin, forms.Form):
                 capture=capture,
                 idempotency_key=self.operation_key("pay"),
                 shopper=self.shopper,
+                account=self.account,
             )
         except OrderPayError as error:
             add_payment_error(self, error, SAVED_CARD_FORM_FIELDS)
             return None
+
+    def _check_order_account(self, order: Order) -> None:
+        """A form of the settings' own account given a connected account's order: refused as
+        the service refuses a named account that is not the order's (``account=None`` there
+        means the order's own, so the service can't tell)."""
+        if self.account is None and order.account_id is not None:
+            message = f"{order.provider_id} belongs to a connected account, not the settings' TOKEN"
+            raise PayloadError([FieldError("account", message)])

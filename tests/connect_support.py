@@ -38,3 +38,26 @@ def grant_of(orderpay_connect: Any, account_id: str) -> dict[str, Any]:
     grants = [g for g in orderpay_connect.grants() if g["account_id"] == account_id]
     active = [g for g in grants if not g["revoked"]]
     return active[-1] if active else {}
+
+
+@pytest.fixture
+def seen(orderpay_emulator, orderpay_connect) -> Any:
+    """``seen(path)``: the ``ACCO_`` id behind each bearer token the emulator was sent on
+    ``path``, in order (the platform's own token, or a seller's access token)."""
+    calls: list[tuple[str, str]] = []
+    serve = orderpay_emulator.emulator.handle
+
+    def recording(request):
+        bearer = (request.header("Authorization") or "").partition(" ")[2]
+        calls.append((request.path, bearer))
+        return serve(request)
+
+    orderpay_emulator.emulator.handle = recording
+
+    def accounts_on(path: str) -> list[str]:
+        owners = {g["access_token"]: g["account_id"] for g in orderpay_connect.grants()}
+        owners[orderpay_emulator.token] = orderpay_emulator.account_id
+        return [owners.get(token, "?") for called, token in calls if called == path]
+
+    yield accounts_on
+    orderpay_emulator.emulator.handle = serve

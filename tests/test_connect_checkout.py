@@ -37,11 +37,11 @@ from django_orderpay.checkout import (
 )
 from django_orderpay.connect.accounts import disconnect
 from django_orderpay.models import ConnectedAccount, Order
-from tests.connect_support import accounts, staff
+from tests.connect_support import accounts, seen, staff
 from tests.test_services_support import order_payload
 from tests.test_threeds_debit_fees import FRICTIONLESS, authenticate_with, posted
 
-__all__ = ["accounts", "staff"]
+__all__ = ["accounts", "seen", "staff"]
 
 pytestmark = pytest.mark.django_db
 
@@ -55,29 +55,6 @@ CARD_FORM = (
 )
 CUSTOMER = {"name": "Jose da Silva", "email": "jose@example.com"}
 ADDRESS = {"street": "Av. Paulista", "postal_code": "01311300", "city": "Sao Paulo"}
-
-
-@pytest.fixture
-def seen(orderpay_emulator, orderpay_connect) -> Any:
-    """``seen(path)``: the ``ACCO_`` id behind each bearer token the emulator was sent on
-    ``path``, in order (the platform's own token, or a seller's access token)."""
-    calls: list[tuple[str, str]] = []
-    serve = orderpay_emulator.emulator.handle
-
-    def recording(request):
-        bearer = (request.header("Authorization") or "").partition(" ")[2]
-        calls.append((request.path, bearer))
-        return serve(request)
-
-    orderpay_emulator.emulator.handle = recording
-
-    def accounts_on(path: str) -> list[str]:
-        owners = {g["access_token"]: g["account_id"] for g in orderpay_connect.grants()}
-        owners[orderpay_emulator.token] = orderpay_emulator.account_id
-        return [owners.get(token, "?") for called, token in calls if called == path]
-
-    yield accounts_on
-    orderpay_emulator.emulator.handle = serve
 
 
 @pytest.fixture

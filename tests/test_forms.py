@@ -387,6 +387,24 @@ def test_pay_with_a_saved_card(saved_card, user, orderpay_emulator):
 
 
 @pytest.mark.django_db
+def test_a_card_removed_after_the_form_checked_it_is_an_error_naming_card_token(
+    saved_card, user, orderpay_emulator
+):
+    """Removed in another tab between the form's check and its payment: the service refuses
+    it before any call, and the form says so on the field, never with its CARD_ id."""
+    order = unpaid_order(user)
+    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=user)
+    assert form.is_valid()
+    services.remove_card_token(saved_card, user=user)
+
+    assert form.pay(order, 4200) is None
+
+    assert form.errors == {"card_token": ["Choose one of your saved cards."]}
+    assert saved_card.provider_id not in str(form.errors)
+    assert not Order.objects.get(pk=order.pk).charges.exists()
+
+
+@pytest.mark.django_db
 def test_saved_card_unknown_to_the_provider_is_an_error_naming_card_token(
     saved_card, user, orderpay_emulator
 ):

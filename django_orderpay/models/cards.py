@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ..rules import card_brand_name
-from .accounts import account_foreign_key
+from .accounts import ConnectedAccount, account_foreign_key
 from .base import ProviderMirror
 
 
@@ -16,6 +16,16 @@ class CardTokenQuerySet(models.QuerySet["CardToken"]):
     def active(self) -> CardTokenQuerySet:
         """The tokens that may still pay: neither removed by their owner nor replaced."""
         return self.filter(removed_at__isnull=True)
+
+    def payable(
+        self, *, owner_id: int | str, account: ConnectedAccount | None
+    ) -> CardTokenQuerySet:
+        """The active tokens of the user ``owner_id`` that may pay ``account``'s orders
+        (None: the settings' ``TOKEN``): those stored with that account alone, as PagBank
+        lets a stored card be charged only by the account that stored it."""
+        return self.active().filter(
+            user_id=owner_id, account_id=account.pk if account is not None else None
+        )
 
 
 class CardToken(ProviderMirror):

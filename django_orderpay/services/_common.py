@@ -154,12 +154,8 @@ def check_owned(
     owned: set[str] = set()
     if owner is not None:
         owned = set(
-            CardToken.objects.active()
-            .filter(
-                provider_id__in=cards,
-                user_id=owner.pk,
-                account_id=account.pk if account is not None else None,
-            )
+            CardToken.objects.payable(owner_id=owner.pk, account=account)
+            .filter(provider_id__in=cards)
             .values_list("provider_id", flat=True)
         )
     for card_id, path in cards.items():

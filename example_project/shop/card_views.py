@@ -62,7 +62,11 @@ def card_checkout_form(request: HttpRequest, purchase: Purchase, data: Any = Non
 
 
 def saved_card_form(request: HttpRequest, purchase: Purchase, data: Any = None) -> SavedCardForm:
-    """The saved cards' form, its installments priced as the card form's (the same plans)."""
+    """The saved cards' form, its installments priced as the card form's (the same plans).
+
+    The shop's own account's cards (no ``account``): its orders are its own, a seller's
+    part being a split, and a card is offered only on the pages of the account that
+    stored it (``SavedCardForm(account=...)``)."""
     return SavedCardForm(
         data,
         user=request.user,
