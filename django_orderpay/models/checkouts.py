@@ -5,14 +5,13 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.contrib.contenttypes.fields import GenericForeignKey
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .accounts import account_foreign_key
 from .base import ProviderMirror
+from .shop_objects import ShopObjectOwned
 
 
 class CheckoutStatus(models.TextChoices):
@@ -33,7 +32,7 @@ class CheckoutQuerySet(models.QuerySet):
         return self.not_final().filter(expires_at__lte=now or timezone.now())
 
 
-class Checkout(ProviderMirror):
+class Checkout(ShopObjectOwned, ProviderMirror):
     """A PagBank checkout (``CHEC_...``): the page the shopper pays on, and its orders.
 
     Each payment made on the page is an order of its own (``orders``), mirrored
@@ -67,16 +66,6 @@ class Checkout(ProviderMirror):
         on_delete=models.SET_NULL,
         related_name="orderpay_checkouts",
     )
-    content_type = models.ForeignKey(
-        ContentType,
-        verbose_name=_("shop object type"),
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
-    shop_object = GenericForeignKey("content_type", "object_id")
     #: The connected account it was created for; empty: the settings' TOKEN.
     account = account_foreign_key("checkouts")
 

@@ -21,8 +21,6 @@ re-sends what is still open.
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.contenttypes.fields import GenericForeignKey
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -32,6 +30,7 @@ from django.utils.translation import pgettext_lazy
 from .accounts import account_foreign_key
 from .charges import Charge
 from .orders import Order
+from .shop_objects import ShopObjectOwned
 
 
 class OperationKind(models.TextChoices):
@@ -91,7 +90,7 @@ def open_state_sql() -> tuple[str, list[str]]:
     return f"state IN ({', '.join(['%s'] * len(states))})", states
 
 
-class Operation(models.Model):
+class Operation(ShopObjectOwned):
     """One money-moving call to the provider and what became of it.
 
     ``scope`` names the logical operation (``cancel:CHAR_...:300``,
@@ -157,16 +156,6 @@ class Operation(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
-    content_type = models.ForeignKey(
-        ContentType,
-        verbose_name=_("shop object type"),
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
-    shop_object = GenericForeignKey("content_type", "object_id")
     #: The account the call is made for (its token); empty: the default account.
     account = account_foreign_key()
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.contrib.contenttypes.fields import GenericForeignKey
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -14,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .accounts import account_foreign_key
 from .base import ProviderMirror
+from .shop_objects import ShopObjectOwned
 from .states import OPEN_CHARGE_STATUSES, ChargeStatus, OrderStatus
 
 
@@ -35,7 +34,7 @@ class OrderQuerySet(models.QuerySet):
         ).distinct()
 
 
-class Order(ProviderMirror):
+class Order(ShopObjectOwned, ProviderMirror):
     """A provider order (``ORDE_...``).
 
     ``status`` is derived from the charges by
@@ -63,16 +62,6 @@ class Order(ProviderMirror):
         on_delete=models.SET_NULL,
         related_name="orderpay_orders",
     )
-    content_type = models.ForeignKey(
-        ContentType,
-        verbose_name=_("shop object type"),
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    object_id = models.CharField(_("shop object id"), max_length=64, blank=True)
-    shop_object = GenericForeignKey("content_type", "object_id")
     created_at = models.DateTimeField(_("created at"), null=True, blank=True, db_index=True)
     #: The connected account it belongs to; empty: the settings' TOKEN (the default account).
     account = account_foreign_key("orders")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.utils import timezone
 
@@ -54,17 +53,6 @@ def lock_checkout(provider_id: str) -> Checkout | None:
     return Checkout.objects.select_for_update().filter(provider_id=provider_id).first()
 
 
-def _claim(checkout: Checkout, user: Any, shop_object: models.Model | None) -> None:
-    """Attach the shop's user and object, only where the checkout has none yet."""
-    if user is not None and getattr(user, "is_authenticated", False) and checkout.user_id is None:
-        checkout.user = user
-    if shop_object is not None and checkout.content_type_id is None:
-        if shop_object.pk is None:
-            raise ValueError("shop_object must be saved before it can own a checkout")
-        checkout.content_type = ContentType.objects.get_for_model(shop_object)
-        checkout.object_id = str(shop_object.pk)
-
-
 def _lock_or_create(
     state: CheckoutState, user: Any, shop_object: models.Model | None, account_id: int | None
 ) -> tuple[Checkout, bool]:
@@ -78,7 +66,7 @@ def _lock_or_create(
         account_id=account_id,
     )
     _apply(checkout, state)
-    _claim(checkout, user, shop_object)
+    checkout.claim(user, shop_object)
     if insert_new([checkout]):
         return checkout, True
     winner = lock_checkout(state.provider_id)  # inserted by a concurrent sync meanwhile
@@ -146,7 +134,7 @@ def _sync(
             )
         if not created:
             _apply(checkout, state)
-            _claim(checkout, user, shop_object)
+            checkout.claim(user, shop_object)
             checkout.data = state.data
             checkout.synced_at = timezone.now()
             checkout.save()

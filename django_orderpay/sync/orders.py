@@ -10,7 +10,6 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.contrib.contenttypes.models import ContentType
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -97,7 +96,7 @@ def _lock_or_create(
         account_id=account_id,
         **state.columns,
     )
-    _claim(order, user, shop_object)
+    order.claim(user, shop_object)
     if insert_new([order]):
         return order, True
     logger.debug(
@@ -107,17 +106,6 @@ def _lock_or_create(
     if winner is None:  # deleted since: as get() would
         raise Order.DoesNotExist(f"order {state.provider_id} is gone")
     return winner, False
-
-
-def _claim(order: Order, user: Any, shop_object: Any) -> None:
-    """Attach the shop's user and object, only where the order has none yet."""
-    if user is not None and getattr(user, "is_authenticated", False) and order.user_id is None:
-        order.user = user
-    if shop_object is not None and order.content_type_id is None:
-        if shop_object.pk is None:
-            raise ValueError("shop_object must be saved before it can own an order")
-        order.content_type = ContentType.objects.get_for_model(shop_object)
-        order.object_id = str(shop_object.pk)
 
 
 def _splice(base: dict[str, Any], charges: Sequence[Charge]) -> dict[str, Any]:
@@ -345,7 +333,7 @@ def sync_order(
             order, new_order = locked, False
         check_account(order, account_id)
         before = _snapshot(order)
-        _claim(order, user, shop_object)
+        order.claim(user, shop_object)
         for name, value in state.columns.items():
             if value not in ("", None):
                 setattr(order, name, value)
