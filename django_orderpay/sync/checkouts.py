@@ -36,7 +36,7 @@ from ..models.states import OrderStatus
 from ..signals import announce_checkout_expired, announce_checkout_paid, announce_duplicates_of
 from .inserting import insert_new
 from .locking import once_more_on_conflict, sync_transaction
-from .orders import sync_order
+from .orders import lock_order, sync_order
 from .parse import SyncError
 from .parse.checkouts import CheckoutState, parse_checkout
 
@@ -101,10 +101,10 @@ def sync_checkout(
     """
     state = parse_checkout(payload)
     account_id = account.pk if account is not None else None
-    # The checkout's row is locked before its orders' rows, where an order's own
-    # sync holds the order and then updates its checkout (announce): the two can
-    # deadlock, and the database's loser runs once more (nothing is sent twice:
-    # the signals wait for the commit).
+    # An order new to the mirror is inserted under the checkout's lock, while a
+    # notification adopting it may hold its row and then lock the checkout
+    # (joining it to its checkout): the two can deadlock, and the database's loser
+    # runs once more (nothing is sent twice: the signals wait for the commit).
     return once_more_on_conflict(
         lambda: _sync(state, source, user, shop_object, account, account_id)
     )
@@ -119,6 +119,12 @@ def _sync(
     account_id: int | None,
 ) -> Checkout:
     with sync_transaction():
+        # The orders already mirrored first (by id), then the checkout: the order an
+        # order's own sync takes (it holds its order, then claims its checkout's
+        # paid_at). The other way round, a notification failed for the deadlock
+        # could take its order again, before the waiting sync, and be failed again.
+        for provider_id in sorted({str(entry["id"]) for entry in state.orders}):
+            lock_order(provider_id)
         checkout, created = _lock_or_create(state, user, shop_object, account_id)
         if checkout.account_id != account_id:
             raise SyncError(

@@ -11,10 +11,13 @@ needs ``"OPTIONS": {"transaction_mode": "IMMEDIATE"}`` as usual.
 **One lock order, so no two transactions of the package wait for each
 other in a circle** (a deadlock, which PostgreSQL ends by failing one of
 them): a notification's claim on its body, then the order, then its
-charges (by primary key), then card tokens, then operations. A hosted
-checkout's sync is the exception: it locks the checkout and then the orders
-its page made, where an order's sync updates its checkout last; both run
-once more when the database ends one for a deadlock. A service
+charges (by primary key), then card tokens, then operations; an order's
+hosted checkout last (its sync claims ``paid_at``), so a checkout's sync
+locks the orders it lists that are mirrored already, by id, before the
+checkout. The exception is an order new to the mirror: the checkout's sync
+inserts it under the checkout's lock, while a notification adopting it holds
+its new row and then locks the checkout (to join it); both run once more
+when the database ends one for a deadlock. A service
 recording an operation takes its shop object's lock (:func:`lock_name`)
 and then operations, and no order or charge. Two rules keep every path to
 it:
