@@ -292,12 +292,23 @@ def test_get_lists_the_orders_of_its_page_a_page_at_a_time(api):
     assert too_many.json()["error_messages"][0]["parameter_name"] == "limit"
 
 
-def test_another_merchant_and_an_unknown_id_get_the_same_404(api):
+@pytest.mark.parametrize("status", [404, 400])
+def test_another_merchant_and_an_unknown_id_get_the_same_not_found(api, status):
+    # The error table names checkout_not_found without its status; the get, activate and
+    # inactivate pages list only 200 and 400: the option picks which the emulator answers.
+    api.post("/_emulator/options", {"checkout_not_found_status": status})
     made = create(api)
-    for path, token in ((f"/checkouts/{made['id']}", TOKEN_B), ("/checkouts/CHEC_NOPE", TOKEN_A)):
-        response = api.get(path, token=token)
-        assert response.status_code == 404
+    calls = [("GET", f"/checkouts/{made['id']}", TOKEN_B), ("GET", "/checkouts/CHEC_NOPE", TOKEN_A)]
+    calls += [
+        ("POST", f"/checkouts/{made['id']}/{verb}", TOKEN_B) for verb in ("inactivate", "activate")
+    ]
+    for method, path, token in calls:
+        response = api.request(method, path, token=token)
+        assert response.status_code == status, path
         assert response.json()["error_messages"][0]["error"] == "checkout_not_found"
+    # The control plane is not the Checkout API: its unknown checkout stays a 404.
+    assert api.post("/_emulator/checkouts/CHEC_NOPE/expire").status_code == 404
+    assert api.post("/_emulator/options", {"checkout_not_found_status": 401}).status_code == 400
 
 
 def test_inactivate_then_activate_switch_the_page_and_notify(api, recorder):

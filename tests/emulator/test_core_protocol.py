@@ -289,6 +289,7 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "created_statuses": "docs",
         "short_tax_ids": False,
         "recurrent_checkout": False,
+        "checkout_not_found_status": 404,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
     assert changed.json()["options"]["partial_refund_status"] == "CANCELED"
