@@ -250,6 +250,19 @@ def test_the_limits_themselves_are_accepted(api):
     assert "name" not in made["items"][0]  # items need only quantity and unit_amount
 
 
+def test_the_discount_may_equal_the_items_plus_the_additional_amount_not_exceed_it(api):
+    # "Não deve superar a soma do valor dos itens com o valor adicional": the sum itself is
+    # taken, a cent more is not. Shipping is no part of it (here it keeps the total above 0).
+    items = [{"quantity": 2, "unit_amount": 5990}]  # 11 980
+    shipping = {"type": "FIXED", "amount": 1500}
+    made = create(api, items=items, additional_amount=20, discount_amount=12_000, shipping=shipping)
+    assert made["discount_amount"] == 12_000
+    assert refused(
+        api,
+        checkout_body(items=items, additional_amount=20, discount_amount=12_001, shipping=shipping),
+    ) == ("invalid_discount_value", "discount_amount")
+
+
 def test_fields_the_api_does_not_know_are_dropped_not_refused(api):
     # A sandbox capture: qr_codes and customer.phones sent to /checkouts, answered 201 without.
     made = create(api, qr_codes=[{"amount": {"value": 1}}], customer={**BUYER, "phones": []})
