@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.test import Client
-from django.utils import translation
 from django.urls import reverse
+from django.utils import translation
 
 from django_orderpay.client import get_client
 from django_orderpay.intents import new_intent, operation_key
