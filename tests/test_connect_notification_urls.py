@@ -75,7 +75,7 @@ def test_a_58_character_url_takes_a_sellers_checkout_and_its_payment_comes_back(
     orderpay_emulator, orderpay_connect, accounts, client, orderpay
 ):
     orderpay(NOTIFICATION_URL=URL_58)
-    seller_a, seller_b = accounts
+    seller_a, _ = accounts
 
     checkout = _checkout("long-url", seller_a)
 
@@ -180,10 +180,11 @@ def test_a_key_not_connected_here_is_ignored(orderpay_emulator, orderpay_connect
     assert f"account {named} is not connected here" in delivery.error
 
 
-@pytest.mark.parametrize("named", ["12a", "-1", str(LARGEST_ACCOUNT_KEY + 1), "١"])
+@pytest.mark.parametrize("named", ["12a", "-1", str(LARGEST_ACCOUNT_KEY + 1), "\u0661"])
 def test_a_key_that_is_no_key_names_no_account(
     orderpay_emulator, orderpay_connect, accounts, client, named
 ):
+    # int() reads "\u0661" (an Arabic-Indic one) as 1: an account 1 is there to be misread.
     seller_a, _ = accounts
     ConnectedAccount.objects.filter(pk=seller_a.pk).update(id=1)
     body = json.dumps({"id": "ORDE_00000000-0000-0000-0000-000000000002", "charges": []}).encode()

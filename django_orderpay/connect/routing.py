@@ -37,8 +37,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.http import HttpRequest
 
-from django_orderpay.client import OrderPayClient
 from django_orderpay import rules
+from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import AccountNeedsAuthorization
 from django_orderpay.models import Charge, Checkout, ConnectedAccount, Order
