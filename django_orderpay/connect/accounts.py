@@ -9,7 +9,7 @@ from django_orderpay.models import AccountState, ConnectedAccount
 from django_orderpay.signals import announce_account_needs_authorization
 
 from .applications import application_client
-from .tokens import AccountTokens, needs_authorization
+from .tokens import AccountTokens
 
 
 def refresh_now(account: ConnectedAccount) -> ConnectedAccount:
@@ -26,8 +26,6 @@ def refresh_now(account: ConnectedAccount) -> ConnectedAccount:
     ``ProviderUnavailable`` when it could not answer (nothing changed).
     Answers the account as stored after.
     """
-    if account.state == AccountState.REVOKED:
-        raise needs_authorization(account)
     refreshed = AccountTokens(account.pk).refresh()
     account.refresh_from_db()
     if not refreshed:
