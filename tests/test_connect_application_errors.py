@@ -304,3 +304,16 @@ def _answer(status: int, *entries: dict) -> ProviderError:
 )
 def test_whose_refusal_an_answer_is(answer, grant, application):
     assert (is_refused_grant(answer), is_application_refused(answer)) == (grant, application)
+
+
+def test_a_seller_connected_with_a_wrong_client_secret_is_not_and_the_log_says_why(
+    orderpay_connect, staff, client, orderpay, caplog
+):
+    orderpay(CONNECT_CLIENT_SECRET=WRONG_SECRET)
+    client.force_login(staff)
+    with caplog.at_level(logging.ERROR, logger="django_orderpay.connect"):
+        response = orderpay_connect.authorize(client, SELLER_A)
+    assert b'data-connect-result="exchange_failed"' in response.content
+    assert not ConnectedAccount.objects.exists()
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert all(name in logged for name in SETTINGS_NAMED) and WRONG_SECRET not in logged
