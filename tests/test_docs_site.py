@@ -84,6 +84,18 @@ def test_the_project_urls_point_at_the_site():
     assert f"site_url: {SITE}" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
+def test_read_the_docs_builds_this_site_as_make_docs_does():
+    """The site's URL is Read the Docs': its config builds mkdocs.yml, strictly, with the
+    docs extra (read as text: no YAML parser in the test environments)."""
+    config = (ROOT / ".readthedocs.yaml").read_text(encoding="utf-8")
+    assert re.search(r"^version: 2$", config, re.MULTILINE)
+    mkdocs = config.split("\nmkdocs:\n", 1)[1].split("\n\n", 1)[0]
+    assert "configuration: mkdocs.yml" in mkdocs and "fail_on_warning: true" in mkdocs
+    assert re.search(r"extra_requirements:\n\s+- docs$", config, re.MULTILINE)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r"^docs = \[\n\s+\"mkdocs>=", pyproject, re.MULTILINE)
+
+
 def test_the_version_lives_in_one_place_and_the_changelog_names_it():
     import django_orderpay
 

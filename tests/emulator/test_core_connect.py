@@ -123,7 +123,9 @@ def test_the_page_names_the_application_and_each_scope_in_pagbank_words(api: Api
     assert response.headers["Content-Type"].startswith("text/html")
     text = response.text
     assert "<strong data-connect-app>Marketplace</strong>" in text
-    assert 'data-scope="payments.refund">fazer reembolsos' in text
+    # In the seller's language: English here, PagBank's own words in pt-BR
+    # (tests/emulator/test_pages_language.py).
+    assert 'data-scope="payments.refund">make refunds' in text
     assert 'name="code_challenge"' in text and s256(VERIFIER) in text
 
 
