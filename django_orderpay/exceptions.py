@@ -216,7 +216,8 @@ class Forbidden(ProviderError):
 
 
 class NotFound(ProviderError):
-    """404: no such order, charge, split or deeplink for this account."""
+    """404: no such order, charge, split or deeplink for this account; also an answer
+    naming ``checkout_not_found`` in any status (the Checkout API documents 400 for it)."""
 
 
 class IdempotencyConflict(ProviderError):

@@ -11,9 +11,10 @@ page) is in the seller's language, as the emulator's other pages are
 (:mod:`..serving.language`); its words are in the package's catalogue.
 
 An unknown ``client_id`` or a ``redirect_uri`` other than the application's
-is shown as an error page (the browser is never sent to a URI the
-application did not register); any other problem goes back to the
-application as ``?error=`` (``unsupported_response_type``,
+(PagBank's reference: "a mesma utilizada na criação da aplicação"; any
+http(s) URL with the setting ``redirect_uri: any``) is shown as an error
+page (the browser is never sent to a URI the page does not take); any other
+problem goes back to the application as ``?error=`` (``unsupported_response_type``,
 ``invalid_scope``, ``invalid_request``), as OAuth 2 does.
 """
 
@@ -28,6 +29,7 @@ from ..serving.language import language, words
 from ..serving.language import mark as _
 from ..state.oauth import CODE_TTL, seller_account
 from ..state.store import Call, State
+from .connect import HTTP_URL, REDIRECT_URI_LIMIT
 
 #: Each scope as PagBank's authorisation page words it (its pt-BR in the catalogue).
 SCOPES = {
@@ -111,12 +113,25 @@ def _first(values: dict[str, list[str]], name: str) -> str:
     return found[0]
 
 
+def _takes(state: State, registered: str, asked: str) -> bool:
+    """Whether the page sends the seller back to ``asked``: the application's ``registered``
+    URI itself, or (setting ``redirect_uri: any``) any http(s) URL of 5 to 350 characters."""
+    if asked == registered:
+        return True
+    shortest, longest = REDIRECT_URI_LIMIT
+    return (
+        state.oauth.redirect_uri == "any"
+        and shortest <= len(asked) <= longest
+        and HTTP_URL.fullmatch(asked) is not None
+    )
+
+
 def _check(state: State, asked: dict[str, str]) -> tuple[str, list[str]]:
     """The application's name and the scopes asked, or :class:`_Refused`."""
     app = state.oauth.applications.get(asked["client_id"])
     if app is None:
         raise _Refused("invalid_client", UNKNOWN_CLIENT, redirect=False)
-    if asked["redirect_uri"] != app.redirect_uri:
+    if not _takes(state, app.redirect_uri, asked["redirect_uri"]):
         raise _Refused("invalid_redirect_uri", OTHER_REDIRECT_URI, redirect=False)
     if asked["response_type"] != "code":
         raise _Refused("unsupported_response_type", "use response_type=code", redirect=True)
