@@ -158,3 +158,24 @@ def test_a_checkouts_discount_may_equal_the_items_plus_the_additional_amount(dis
     assert [str(error) for error in caught.value.errors] == [
         "discount_amount: can't exceed the items plus the additional amount"
     ]
+
+
+@pytest.mark.parametrize(("discount", "refused"), [(11_999, False), (12_000, True)])
+def test_a_checkouts_total_is_at_least_a_cent(discount, refused):
+    # The emulator, as the provider, refuses a total of 0 (invalid_cart_total_value): a
+    # discount as large as the items plus the additional amount, with no shipping.
+    checkout = CheckoutRequest(
+        items=(CheckoutItem(quantity=2, unit_amount=5990),),  # 11 980
+        additional_amount=20,
+        discount_amount=discount,
+    )
+
+    if not refused:
+        assert checkout.to_dict()["discount_amount"] == discount
+        return
+    with pytest.raises(PayloadError) as caught:
+        checkout.to_dict()
+    assert [str(error) for error in caught.value.errors] == [
+        "items: the total (items, additional amount and fixed shipping, less the discount) "
+        f"must be from 1 to {rules.MAX_AMOUNT} cents"
+    ]
