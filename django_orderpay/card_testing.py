@@ -102,7 +102,9 @@ class Shopper:
         if self.user_id is not None:
             return f"user:{self.user_id}"
         if self.session_key:
-            digest = salted_hmac(SESSION_SALT, self.session_key).hexdigest()[:24]
+            # SHA-1 named, not left to Django's default (which Django 6.1 says will
+            # change): the attempts counted for a session before an upgrade go on counting.
+            digest = salted_hmac(SESSION_SALT, self.session_key, algorithm="sha1").hexdigest()[:24]
             return f"session:{digest}"
         return ""
 

@@ -145,7 +145,11 @@ def session_binding(request: Any, *, create: bool = False) -> str:
     if session.session_key is None and create:
         session.save()  # a new key, sent as the session cookie with this page
     key = session.session_key
-    return salted_hmac(PLANS_SALT, key).hexdigest()[:24] if key else ""
+    if not key:
+        return ""
+    # SHA-1 named, not left to Django's default (which Django 6.1 says will change): a
+    # plans token rendered before an upgrade must still match its session afterwards.
+    return salted_hmac(PLANS_SALT, key, algorithm="sha1").hexdigest()[:24]
 
 
 @dataclasses.dataclass(frozen=True)

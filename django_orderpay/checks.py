@@ -29,6 +29,9 @@ The ids are stable; silence one with ``SILENCED_SYSTEM_CHECKS`` (for example
   ``CONNECT_CLIENT_SECRET``, or without usable ``CONNECT_KEYS`` to encrypt the tokens.
 - ``orderpay.E008`` (error): ``CARD_CAPTCHA_AFTER_DECLINES`` is set but the
   ``CARD_CAPTCHA_FIELD`` class can't be imported (install the ``captcha`` extra).
+- ``orderpay.E009`` (error): PagBank Connect is configured and ``NOTIFICATION_URL`` is too
+  long for a connected account's: with ``?account=<pk>`` (the largest key) it would pass
+  the 100 characters PagBank's Checkout API takes per notification URL.
 - ``orderpay.W006`` (warning): the ``default`` cache is Django's ``DummyCache``, so the
   card-testing limits and the other rate limits count nothing.
 - ``orderpay.I002`` (info, ``check --deploy`` only): the ``default`` cache is one
@@ -242,9 +245,11 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
 
 
 def _connect_problems(conf: Any) -> list[CheckMessage]:
-    """PagBank Connect configured without what it needs (orderpay.E007)."""
+    """PagBank Connect configured without what it needs (orderpay.E007), or with a
+    ``NOTIFICATION_URL`` its accounts' checkouts can't be sent (orderpay.E009)."""
     if not conf.connect_client_id:
         return []
+    problems = _notification_url_too_long(conf.notification_url or "")
     missing = []
     if not conf.connect_client_secret:
         missing.append("CONNECT_CLIENT_SECRET (the application's secret)")
@@ -258,7 +263,7 @@ def _connect_problems(conf: Any) -> list[CheckMessage]:
                 Fernet(key)
         except (ValueError, TypeError):
             missing.append("CONNECT_KEYS that are Fernet keys (32 url-safe base64 bytes each)")
-    return [
+    problems += [
         Error(
             f"PagBank Connect (CONNECT_CLIENT_ID) needs {what}.",
             hint="See docs/connect.md; django_orderpay.connect.cipher.generate_key() makes a key.",
@@ -266,6 +271,27 @@ def _connect_problems(conf: Any) -> list[CheckMessage]:
         )
         for what in missing
     ]
+    return problems
+
+
+def _notification_url_too_long(url: str) -> list[CheckMessage]:
+    """orderpay.E009: a connected account's ``NOTIFICATION_URL`` past the Checkout API's limit."""
+    from django_orderpay.connect.routing import longest_notification_url, notification_url_limit
+
+    longest = longest_notification_url(url)
+    if len(url) <= longest:
+        return []
+    error = Error(
+        f"ORDERPAY['NOTIFICATION_URL'] is {len(url)} characters: a connected account's "
+        "orders and checkouts are sent it with ?account=<the account's key>, and with the "
+        f"longest key it would pass the {notification_url_limit()} characters PagBank's "
+        "Checkout API takes per notification URL, so their hosted checkouts would be refused.",
+        hint=f"Shorten NOTIFICATION_URL to at most {longest} characters. If no connected "
+        "account ever gets a hosted checkout (the Orders API has no such limit), silence "
+        "orderpay.E009.",
+        id="orderpay.E009",
+    )
+    return [error]
 
 
 def closest_key(key: str) -> str | None:

@@ -102,6 +102,7 @@ Keys (environment variable in brackets):
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -110,6 +111,7 @@ from typing import Any, Final, overload
 
 import environ
 from django.conf import settings as django_settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.signals import setting_changed
 from django.core.validators import URLValidator
@@ -654,6 +656,15 @@ def _threeds_mode(reader: _Reader) -> str:
     return mode
 
 
+def misconfigured(message: str, *, logger: logging.Logger) -> None:
+    """The package used so that payments would fail or lose a protection: in DEBUG,
+    ImproperlyConfigured at once, for the developer; in production it goes on, and an
+    error is logged (to ``logger``) for staff every time."""
+    if django_settings.DEBUG:
+        raise ImproperlyConfigured(message)
+    logger.error(message)
+
+
 def unknown_keys() -> list[str]:
     """Keys of ``settings.ORDERPAY`` this package does not know (most likely typos)."""
     values = getattr(django_settings, "ORDERPAY", None) or {}
@@ -688,6 +699,7 @@ __all__ = [
     "OrderPaySettings",
     "env_var",
     "get_settings",
+    "misconfigured",
     "orderpay_settings",
     "reset_settings",
     "unknown_keys",

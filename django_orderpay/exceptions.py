@@ -196,12 +196,28 @@ class AccountNeedsAuthorization(AuthenticationError):
         self.account_id = account_id
 
 
+class ConnectApplicationRefused(AuthenticationError, ConfigurationError):
+    """PagBank refused the Connect *application* on one of its token calls (``/oauth2/*``).
+
+    ``41003 invalid_client``, ``41006 unauthorized_client``, ``41008
+    invalid_token`` (the ``Authorization`` those calls send is the
+    application's), or a 401/403 without a seller's code: ``CONNECT_CLIENT_ID``
+    or ``CONNECT_CLIENT_SECRET`` is wrong (or, with ``CONNECT_AUTH`` ``bearer``,
+    ``TOKEN``). A configuration error, not a seller's: no account is marked
+    for it, and a token that still works goes on being used. Its message names
+    the settings, never their values; ``status`` is 401 (nothing was done for
+    the call it stood for), the token call's own answer is in
+    ``error_messages`` and the message.
+    """
+
+
 class Forbidden(ProviderError):
     """403 with a JSON body: not allowed (an HTML 403 from the CDN is ``ProviderUnavailable``)."""
 
 
 class NotFound(ProviderError):
-    """404: no such order, charge, split or deeplink for this account."""
+    """404: no such order, charge, split or deeplink for this account; also an answer
+    naming ``checkout_not_found`` in any status (the Checkout API documents 400 for it)."""
 
 
 class IdempotencyConflict(ProviderError):

@@ -8,10 +8,12 @@ never posts them. :class:`SavedCardForm` pays with one of the user's stored
 cards. Both have ``pay(order, amount)``, which calls the services and turns
 a refusal (bad input, provider error, provider unreachable, the card-testing
 limits) into form errors naming the field, so a view never shows a 500 for a
-customer's mistake. Given ``request=``, both count the shopper's session and
-address against the card-testing limits (:mod:`django_orderpay.card_testing`),
-and refuse in ``is_valid()`` once one is reached, before the view makes an
-order.
+customer's mistake. Both take the view's ``request=`` and count the shopper's
+session and address against the card-testing limits
+(:mod:`django_orderpay.card_testing`), refusing in ``is_valid()`` once one is
+reached, before the view makes an order. ``request`` left out is a mistake
+(refused in DEBUG, logged in production); ``request=None`` counts only the
+purchase and the user.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from django_orderpay import card_testing, payloads, rules, services
 from django_orderpay.card_testing import Shopper
+from django_orderpay.conf import misconfigured
 from django_orderpay.exceptions import (
     CardTokenNotOwned,
     FieldError,
@@ -201,8 +204,33 @@ def add_payment_error(form: forms.Form, error: OrderPayError, fields: Mapping[st
             form.add_error(None, _("The payment was refused: %(detail)s") % {"detail": detail})
 
 
-def _shopper(request: Any, user: Any) -> Shopper:
-    """Who the card-testing limits count: the request's shopper, else ``user`` alone."""
+class _NotGiven:
+    """``request=`` left out of a card form (None, given, says there is no request)."""
+
+    def __repr__(self) -> str:
+        return "<request not given>"
+
+
+NOT_GIVEN: Any = _NotGiven()
+
+
+def _shopper(form: forms.Form, request: Any, user: Any) -> Shopper:
+    """Who the card-testing limits count: the request's shopper, else ``user`` alone.
+
+    A form built without ``request=`` would lose the session and address limits
+    unnoticed (an anonymous bot making a new purchase per card would then be
+    counted by nothing): refused in DEBUG, an error logged in production.
+    ``request=None``, given, opts out: the purchase and the user are counted.
+    """
+    if request is NOT_GIVEN:
+        misconfigured(
+            f"{type(form).__name__} was built without request=: the card-testing limits "
+            "would count only the purchase and the user, not the shopper's session and "
+            "address. Pass request=request (the view's), or request=None where there is "
+            "no request.",
+            logger=logger,
+        )
+        request = None
     return Shopper.from_request(request) if request is not None else Shopper.of_user(user)
 
 
@@ -257,7 +285,8 @@ class CardPaymentForm(IntentMixin, forms.Form):
     stored card belongs to a user, so an anonymous buyer is not offered one.
     ``amount`` (cents) only labels the installment choices. ``request`` (the
     view's) names the shopper for the card-testing limits: its session and
-    address are counted too.
+    address are counted too; ``request=None`` counts only the purchase and the
+    user (leaving it out is a mistake, see :func:`_shopper`).
     """
 
     encrypted_card = forms.CharField(
@@ -285,7 +314,7 @@ class CardPaymentForm(IntentMixin, forms.Form):
         amount: int | None = None,
         max_installments: int = rules.MAX_INSTALLMENTS,
         resend: str = "",
-        request: Any = None,
+        request: Any = NOT_GIVEN,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("auto_id", CARD_FORM_AUTO_ID)
@@ -296,7 +325,7 @@ class CardPaymentForm(IntentMixin, forms.Form):
         #: The intent of this page's payment still waiting for its answer (see
         #: ``pending_intent``): ``checkout.js`` sends that very post again if it has it.
         self.resend = resend if is_intent(resend) else ""
-        self.shopper = _shopper(request, user)
+        self.shopper = _shopper(self, request, user)
         _offer_installments(self, max_installments, amount)
         if user is None or not user.is_authenticated:
             del self.fields["save_card"]
@@ -426,7 +455,7 @@ class SavedCardForm(IntentMixin, forms.Form):
         max_installments: int = rules.MAX_INSTALLMENTS,
         fee_plans: bool = False,
         max_installments_no_interest: int = 0,
-        request: Any = None,
+        request: Any = NOT_GIVEN,
         account: ConnectedAccount | None = None,
         **kwargs: Any,
     ) -> None:
@@ -436,7 +465,7 @@ class SavedCardForm(IntentMixin, forms.Form):
         self.account = check_account(account)
         self.amount = amount
         self.plan: InstallmentPlan | None = None
-        self.shopper = _shopper(request, user)
+        self.shopper = _shopper(self, request, user)
         _ask_for_captcha(self, self.shopper)
         tokens = CardToken.objects.none()
         if user.is_authenticated:

@@ -27,6 +27,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from .exceptions import (
+    AccountNeedsAuthorization,
     AuthenticationError,
     ConfigurationError,
     ErrorMessage,
@@ -249,11 +250,16 @@ def refusal_message(error: Any) -> ShopperMessage:
     if isinstance(error, PaymentInProgress):
         return ShopperMessage(str(IN_PROGRESS), with_hint=False)
     if is_shop_side(error):
+        # A connected account's errors, and settings' errors, say what to fix themselves.
+        said = isinstance(error, AccountNeedsAuthorization | ConfigurationError)
         logger.error(
-            "the shop cannot take payments: %s: %s (check ORDERPAY['TOKEN'], the "
-            "ENVIRONMENT it belongs to, and what the PagBank account is allowed to do)",
+            "the shop cannot take payments: %s: %s%s",
             type(error).__name__,
             error,
+            ""
+            if said
+            else " (check ORDERPAY['TOKEN'], the ENVIRONMENT it belongs to, and what the "
+            "PagBank account is allowed to do)",
         )
         return ShopperMessage(str(SHOP_UNAVAILABLE), shop_side=True)
     if isinstance(error, TooManyCardAttempts):

@@ -72,8 +72,8 @@ def test_the_card_form_and_the_saved_card_form_have_their_own_ids(django_user_mo
     ).render(
         Context(
             {
-                "card_form": CardPaymentForm(user=user, amount=10000),
-                "saved_form": SavedCardForm(user=user, amount=10000),
+                "card_form": CardPaymentForm(user=user, amount=10000, request=None),
+                "saved_form": SavedCardForm(user=user, amount=10000, request=None),
             }
         )
     )
@@ -86,9 +86,11 @@ def test_the_card_form_and_the_saved_card_form_have_their_own_ids(django_user_mo
 
 
 def test_a_shop_can_still_choose_its_ids():
-    form = CardPaymentForm(auto_id="pay_%s", amount=10000)
+    form = CardPaymentForm(auto_id="pay_%s", amount=10000, request=None)
     assert 'id="pay_installments"' in str(form["installments"])
-    assert 'id="id_orderpay_card_installments"' in str(CardPaymentForm()["installments"])
+    assert 'id="id_orderpay_card_installments"' in str(
+        CardPaymentForm(request=None)["installments"]
+    )
 
 
 def test_the_shops_payment_page_with_saved_cards_has_unique_ids(

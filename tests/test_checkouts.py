@@ -234,7 +234,11 @@ def test_both_notifications_are_applied_once_in_either_order(
     assert heard["duplicated"] == []
 
 
-def test_a_checkout_notification_of_another_account_is_ignored(orderpay_emulator, settings):
+@pytest.mark.parametrize("status", [404, 400])
+def test_a_checkout_notification_of_another_account_is_ignored(orderpay_emulator, status):
+    # checkout_not_found's status is undocumented (the get page lists only 200 and 400):
+    # the client knows it by its name in either.
+    orderpay_emulator.control("POST", "options", {"checkout_not_found_status": status})
     body = json.dumps(checkout_samples.notification()).encode()
     answer = Client().post("/orderpay/notifications/", body, content_type="application/json")
     assert answer.status_code == 200
@@ -291,6 +295,27 @@ def test_an_orders_checkout_is_asked_about_only_when_it_is_this_shops(
     order = Order.objects.get(provider_id=paid["id"])  # adopted as any order
     assert order.checkout is None
     assert not Checkout.objects.exists()
+
+
+def test_an_orders_checkout_the_provider_says_is_not_this_accounts_is_not_linked(
+    orderpay_emulator, purchase, django_capture_on_commit_callbacks
+):
+    orderpay_emulator.control("POST", "options", {"checkout_not_found_status": 400})
+    checkout = create_checkout(request(), shop_object=purchase)
+    stranger = {**checkout.data, "id": "CHEC_00000000-0000-0000-0000-000000000001"}
+    sync_checkout(stranger, source=ChangeSource.NOTIFICATION)  # mirrored here, not ours there
+    paid = pay(orderpay_emulator, checkout)
+    order_notice = next(d for d in pending(orderpay_emulator) if '"id":"ORDE_' in d["body"])
+    order_notice["headers"] = {**order_notice["headers"], "x-product-id": stranger["id"]}
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert post(Client(), order_notice).json()["outcome"] == "processed"
+
+    order = Order.objects.get(provider_id=paid["id"])  # adopted, without that checkout
+    assert order.checkout is None
+    with pytest.raises(NotFound) as raised:
+        refresh_checkout(stranger["id"])
+    assert raised.value.status == 400
 
 
 def test_a_late_copy_never_revives_an_expired_checkout(orderpay_emulator):

@@ -282,6 +282,23 @@ def test_another_merchants_order_is_not_found(client, session):
         other.get_order(created["id"])
 
 
+@pytest.mark.parametrize("status", [404, 400])
+def test_checkout_not_found_is_not_found_whatever_its_status(client, session, status):
+    session.post(
+        session.base_url + "/_emulator/options", json={"checkout_not_found_status": status}
+    )
+    with pytest.raises(NotFound) as caught:
+        client.get_checkout("CHEC_00000000-0000-0000-0000-000000000000")
+    assert caught.value.status == status
+    assert caught.value.has("checkout_not_found")
+    # Another of the Checkout API's named 400s stays a refusal.
+    items = [{"quantity": 1, "unit_amount": 500}]
+    with pytest.raises(ProviderError) as refused:
+        client.create_checkout({"items": items, "discount_amount": 501})
+    assert type(refused.value) is ProviderError
+    assert refused.value.has("invalid_discount_value")
+
+
 def test_a_refused_request_carries_the_providers_error_messages(client, session):
     body = order(deep_links=[DeepLink(1500)]).to_dict()
     body["deep_links"][0]["redirect_url"] = "myshop:/orders/1"  # a dict is sent as given

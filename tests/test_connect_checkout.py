@@ -101,7 +101,9 @@ def test_a_sellers_page_gets_the_sellers_plans_asked_with_its_token(
     orderpay_emulator, accounts, seen, shopper
 ):
     seller_a, seller_b = accounts
-    token_a, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_a))
+    token_a, _ = page(
+        shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_a, request=None)
+    )
     assert read_plans_token(token_a, _binding(shopper)).account_pk == seller_a.pk
 
     answer = shopper.get(PLANS_URL, {"bin": "411111", "plans": token_a})
@@ -111,8 +113,10 @@ def test_a_sellers_page_gets_the_sellers_plans_asked_with_its_token(
 
     # The same amount and BIN on seller B's page and on the platform's own: each account
     # asked with its own token (a cached answer is never another account's).
-    token_b, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_b))
-    token_own, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True))
+    token_b, _ = page(
+        shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_b, request=None)
+    )
+    token_own, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True, request=None))
     for token in (token_b, token_own, token_a):
         assert shopper.get(PLANS_URL, {"bin": "411111", "plans": token}).status_code == 200
     assert seen(FEES) == [
@@ -126,14 +130,16 @@ def test_the_sellers_form_charges_the_plan_its_page_showed(orderpay_emulator, ac
     """The form prices the posted plan from the seller's plans (the ones its page showed),
     not the platform's: with the fees now refused, only the seller's cached plans price it."""
     seller_a, _ = accounts
-    token, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_a))
+    token, _ = page(
+        shopper, CardCheckoutForm(amount=10000, fee_plans=True, account=seller_a, request=None)
+    )
     assert shopper.get(PLANS_URL, {"bin": "411111", "plans": token}).status_code == 200
     orderpay_emulator.control("POST", "options", {"fees_configured": False})
 
     data = posted(orderpay_emulator, "4111111111111111", installments="4", card_bin="411111")
-    platforms = CardCheckoutForm(data, fee_plans=True, amount=10000)
+    platforms = CardCheckoutForm(data, fee_plans=True, amount=10000, request=None)
     assert not platforms.is_valid()
-    form = CardCheckoutForm(data, fee_plans=True, amount=10000, account=seller_a)
+    form = CardCheckoutForm(data, fee_plans=True, amount=10000, account=seller_a, request=None)
     assert form.is_valid(), form.errors
     order = services.create_order(order_payload(charges=None), account=seller_a)
     charge = form.pay(order, 10000).charges.get()
@@ -146,7 +152,7 @@ def test_a_sellers_3ds_sessions_are_made_with_its_token_and_pay_its_order(
 ):
     seller_a, _ = accounts
     order = services.create_order(order_payload(charges=None), account=seller_a)
-    form = CardCheckoutForm(threeds=True, amount=500, account=seller_a)
+    form = CardCheckoutForm(threeds=True, amount=500, account=seller_a, request=None)
     _, config = page(shopper, form, order=order)
     assert check_threeds_session_token(config["sessionToken"]) == seller_a.pk
 
@@ -161,7 +167,7 @@ def test_a_sellers_3ds_sessions_are_made_with_its_token_and_pay_its_order(
     # The shopper authenticates with it (the SDK), and the seller's order is paid with it.
     authentication = authenticate_with(orderpay_emulator, session, FRICTIONLESS, 500).json()
     data = posted(orderpay_emulator, FRICTIONLESS, authentication_id=authentication["id"])
-    paying = CardCheckoutForm(data, threeds=True, amount=500, account=seller_a)
+    paying = CardCheckoutForm(data, threeds=True, amount=500, account=seller_a, request=None)
     assert paying.is_valid(), paying.errors
     assert paying.pay(order, 500).charges.get().status == "PAID"
 
@@ -172,7 +178,9 @@ def test_the_platforms_own_page_keeps_its_tokens_and_its_sessions(
     """A page without an account: its tokens are as before Connect, and its session is the
     platform's, whose authentication pays none of a seller's orders."""
     seller_a, _ = accounts
-    _, config = page(shopper, CardCheckoutForm(threeds=True, amount=500), account=None)
+    _, config = page(
+        shopper, CardCheckoutForm(threeds=True, amount=500, request=None), account=None
+    )
     assert (
         signing.TimestampSigner(salt=THREEDS_SESSION_SALT).unsign(config["sessionToken"])
         == "session"
@@ -184,7 +192,7 @@ def test_the_platforms_own_page_keeps_its_tokens_and_its_sessions(
     authentication = authenticate_with(orderpay_emulator, session, FRICTIONLESS, 500).json()
     data = posted(orderpay_emulator, FRICTIONLESS, authentication_id=authentication["id"])
     sellers_order = services.create_order(order_payload(charges=None), account=seller_a)
-    form = CardCheckoutForm(data, threeds=True, amount=500, account=seller_a)
+    form = CardCheckoutForm(data, threeds=True, amount=500, account=seller_a, request=None)
     assert form.is_valid()
     with caplog.at_level("WARNING", logger="django_orderpay.forms"):
         assert form.pay(sellers_order, 500) is None
@@ -196,7 +204,10 @@ def test_a_token_naming_another_account_is_refused(accounts, seen, shopper):
     seller_a, seller_b = accounts
     binding = _binding(shopper)
     token, config = page(
-        shopper, CardCheckoutForm(threeds=True, amount=10000, fee_plans=True, account=seller_a)
+        shopper,
+        CardCheckoutForm(
+            threeds=True, amount=10000, fee_plans=True, account=seller_a, request=None
+        ),
     )
 
     # The shopper rewrites the account in the plans token (its payload is readable JSON).
@@ -238,7 +249,9 @@ def test_a_page_of_an_account_no_longer_connected_is_told_so(
     how, orderpay_emulator, orderpay_connect, accounts, seen, shopper
 ):
     seller_a, _ = accounts
-    form = CardCheckoutForm(threeds=True, amount=10000, fee_plans=True, account=seller_a)
+    form = CardCheckoutForm(
+        threeds=True, amount=10000, fee_plans=True, account=seller_a, request=None
+    )
     token, config = page(shopper, form)
     assert shopper.get(PLANS_URL, {"bin": "411111", "plans": token}).status_code == 200
     fees_before = len(seen(FEES))
@@ -263,7 +276,7 @@ def test_a_page_of_an_account_no_longer_connected_is_told_so(
     assert len(seen(FEES)) == fees_before + (how == "revoked by the seller")
 
     # The platform's own page is not affected.
-    own, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True))
+    own, _ = page(shopper, CardCheckoutForm(amount=10000, fee_plans=True, request=None))
     assert shopper.get(PLANS_URL, {"bin": "411111", "plans": own}).status_code == 200
 
 
@@ -272,13 +285,16 @@ def test_the_card_form_tag_and_its_form_name_the_same_account(accounts, shopper,
     account with a form pricing another's plans is a mistake said at once."""
     seller_a, _ = accounts
     token, config = page(
-        shopper, CardCheckoutForm(threeds=True, amount=10000, fee_plans=True, account=seller_a)
+        shopper,
+        CardCheckoutForm(
+            threeds=True, amount=10000, fee_plans=True, account=seller_a, request=None
+        ),
     )
     assert read_plans_token(token, _binding(shopper)).account_pk == seller_a.pk
     assert check_threeds_session_token(config["sessionToken"]) == seller_a.pk
 
     order = services.create_order(order_payload(charges=None), account=seller_a)
-    platforms_form = CardCheckoutForm(amount=10000, fee_plans=True)
+    platforms_form = CardCheckoutForm(amount=10000, fee_plans=True, request=None)
     with (
         override_settings(DEBUG=True),
         pytest.raises(ImproperlyConfigured, match=seller_a.account_id),

@@ -57,9 +57,8 @@ def test_a_notification_for_each_seller_is_verified_and_applied_to_its_account(
     seller_a, seller_b = accounts
     order_a = _in_analysis(seller_a, "n-a")
     order_b = _in_analysis(seller_b, "n-b")
-    assert order_a.notification_urls == [
-        f"https://shop.example.com{URL}?account={seller_a.account_id}"
-    ]
+    # The account's key here, not its 36-character ACCO_ id: the URL stays short.
+    assert order_a.notification_urls == [f"https://shop.example.com{URL}?account={seller_a.pk}"]
     orderpay_emulator.deliver_notifications(client)  # the creates' own
     for order in (order_a, order_b):
         orderpay_emulator.resolve_charge(order.charges.get().provider_id, "PAID")

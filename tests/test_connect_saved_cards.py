@@ -114,7 +114,7 @@ def test_a_card_stored_for_seller_a_is_offered_on_as_page_only(accounts, cards, 
     assert offered(client.get(f"/pay-saved/{order_b.pk}/")) == []
     assert offered(client.get(f"/pay-saved/{order_own.pk}/")) == [card_own.pk]
     assert card_a.provider_id not in page_a.text
-    assert not SavedCardForm(user=card_a.user, account=seller_b).has_cards
+    assert not SavedCardForm(user=card_a.user, account=seller_b, request=None).has_cards
 
 
 def test_as_page_shows_as_plans_and_charges_them_with_as_token(
@@ -182,7 +182,7 @@ def test_a_form_given_another_accounts_order_sends_nothing(accounts, cards, buye
         (None, card_own, unpaid(seller_a, "for-a")),
     ):
         form = SavedCardForm(
-            {"card_token": card.pk, "installments": "1"}, user=buyer, account=account
+            {"card_token": card.pk, "installments": "1"}, user=buyer, account=account, request=None
         )
         assert form.is_valid(), form.errors
         assert form.pay(order, 500) is None

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from django_orderpay.models import CardToken, Order
 from tests.test_example_shop import (  # noqa: F401 (fixtures)
+    PT_BR,
     check_out,
     encrypted,
     maria,
@@ -130,6 +131,12 @@ def test_pay_page_runs_3ds_and_debit_pays_authenticated(client, products, shop, 
     assert paid.status_code == 302
     charge = Order.objects.get().charges.get()
     assert (charge.status, charge.payment_method) == ("PAID", "DEBIT_CARD")
+    # The status page says it was the debit card, in the shopper's language.
+    page = client.get(purchase.get_absolute_url()).content.decode()
+    assert "with the Visa debit card •••• 2701" in page
+    assert "with Visa •••• 2701" not in page
+    page = client.get(purchase.get_absolute_url(), **PT_BR).content.decode()
+    assert "com o cartão de débito Visa •••• 2701" in page
 
 
 def test_debit_is_not_offered_when_the_shop_says_so(client, products, shop, settings):

@@ -72,7 +72,7 @@ def test_two_installments_are_priced_by_the_cards_plan(orderpay_emulator):
     [_one, two, *_] = services.installment_plans(10000, card_bin="411111")
     assert two.installments == 2 and two.interest > 0
     data = posted(orderpay_emulator, "4111111111111111", installments="2", card_bin="411111")
-    form = CardCheckoutForm(data, threeds=False, fee_plans=True, amount=10000)
+    form = CardCheckoutForm(data, threeds=False, fee_plans=True, amount=10000, request=None)
 
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 10000).charges.get()
@@ -84,7 +84,7 @@ def test_two_installments_are_priced_by_the_cards_plan(orderpay_emulator):
 def test_two_installments_need_the_cards_number_one_does_not(orderpay_emulator):
     def form(installments: str) -> CardCheckoutForm:
         data = posted(orderpay_emulator, "4111111111111111", installments=installments)
-        return CardCheckoutForm(data, threeds=False, fee_plans=True, amount=10000)
+        return CardCheckoutForm(data, threeds=False, fee_plans=True, amount=10000, request=None)
 
     two = form("2")
     one = form("1")
@@ -101,7 +101,7 @@ def test_a_count_the_cards_plans_do_not_offer_is_refused_by_name(orderpay_emulat
     offered = [p.installments for p in services.installment_plans(1000, card_bin="411111")]
     assert 3 not in offered
     data = posted(orderpay_emulator, "4111111111111111", installments="3", card_bin="411111")
-    form = CardCheckoutForm(data, threeds=False, fee_plans=True, amount=1000)
+    form = CardCheckoutForm(data, threeds=False, fee_plans=True, amount=1000, request=None)
 
     assert not form.is_valid()
     assert form.errors["installments"] == ["This card does not offer that many installments."]

@@ -62,7 +62,7 @@ HOLDER = "Jose da Silva"
 
 
 def test_no_encrypted_card_names_the_field_and_says_what_to_do():
-    form = CardPaymentForm({"holder_name": HOLDER, "installments": "1"})
+    form = CardPaymentForm({"holder_name": HOLDER, "installments": "1"}, request=None)
     assert not form.is_valid()
     assert list(form.errors) == ["encrypted_card"]
     assert "not encrypted" in form.errors["encrypted_card"][0]
@@ -74,7 +74,9 @@ def test_no_encrypted_card_names_the_field_and_says_what_to_do():
     ["4111111111111111", "not base64 at all!", "QUJD", "QUJD" * 200, "QUJ=" * 86],
 )
 def test_anything_but_an_rsa_ciphertext_is_refused_on_encrypted_card(blob):
-    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"}, request=None
+    )
     assert not form.is_valid()
     assert list(form.errors) == ["encrypted_card"]
     # The error never repeats what was posted.
@@ -84,7 +86,8 @@ def test_anything_but_an_rsa_ciphertext_is_refused_on_encrypted_card(blob):
 @pytest.mark.parametrize("installments", ["0", "13", "abc", ""])
 def test_installments_out_of_range_name_the_field(installments):
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": "QUJD" * 86, "installments": installments}
+        {"holder_name": HOLDER, "encrypted_card": "QUJD" * 86, "installments": installments},
+        request=None,
     )
     assert not form.is_valid()
     assert list(form.errors) == ["installments"]
@@ -94,11 +97,12 @@ def test_max_installments_limits_the_choices():
     form = CardPaymentForm(
         {"holder_name": HOLDER, "encrypted_card": "QUJD" * 86, "installments": "4"},
         max_installments=3,
+        request=None,
     )
     assert not form.is_valid()
     assert list(form.errors) == ["installments"]
     with pytest.raises(ValueError, match="max_installments"):
-        CardPaymentForm(max_installments=13)
+        CardPaymentForm(max_installments=13, request=None)
 
 
 def test_installment_labels():
@@ -129,7 +133,7 @@ def test_only_installments_of_at_least_five_reais_are_offered(amount, offered):
 )
 def test_the_holders_name_is_posted_and_sent_in_card_holder(typed, kept):
     form = CardPaymentForm(
-        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}
+        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}, request=None
     )
     assert form.is_valid(), form.errors
 
@@ -146,7 +150,7 @@ def test_the_holders_name_is_posted_and_sent_in_card_holder(typed, kept):
 )
 def test_a_holders_name_pagbank_would_refuse_names_the_field(typed):
     form = CardPaymentForm(
-        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}
+        {"holder_name": typed, "encrypted_card": "QUJD" * 86, "installments": "1"}, request=None
     )
     assert not form.is_valid()
     assert list(form.errors) == ["holder_name"]
@@ -154,14 +158,16 @@ def test_a_holders_name_pagbank_would_refuse_names_the_field(typed):
 
 @pytest.mark.django_db
 def test_save_card_exists_only_for_a_logged_in_user(user):
-    assert "save_card" not in CardPaymentForm(user=AnonymousUser()).fields
-    assert "save_card" not in CardPaymentForm().fields
-    assert "save_card" in CardPaymentForm(user=user).fields
+    assert "save_card" not in CardPaymentForm(user=AnonymousUser(), request=None).fields
+    assert "save_card" not in CardPaymentForm(request=None).fields
+    assert "save_card" in CardPaymentForm(user=user, request=None).fields
 
 
 def test_charge_carries_the_encrypted_card_and_no_card_data():
     blob = "QUJD" * 86
-    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "3"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": blob, "installments": "3"}, request=None
+    )
     assert form.is_valid(), form.errors
 
     charge = form.charge(5000, reference_id="ref-1", description="Pedido 1").to_dict()
@@ -185,7 +191,7 @@ def test_charge_carries_the_encrypted_card_and_no_card_data():
 def test_pay_with_an_encrypted_card(orderpay_emulator):
     order = unpaid_order()
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "2"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "2"}, request=None
     )
     assert form.is_valid(), form.errors
 
@@ -201,7 +207,8 @@ def test_pay_with_an_encrypted_card(orderpay_emulator):
 def test_a_declined_card_is_an_order_not_a_form_error(orderpay_emulator):
     order = unpaid_order()
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(DECLINED), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(DECLINED), "installments": "1"},
+        request=None,
     )
     assert form.is_valid()
 
@@ -223,6 +230,7 @@ def test_save_card_stores_a_token_owned_by_the_user(orderpay_emulator, user):
             "save_card": "on",
         },
         user=user,
+        request=None,
     )
     assert form.is_valid()
 
@@ -236,7 +244,9 @@ def test_save_card_stores_a_token_owned_by_the_user(orderpay_emulator, user):
 def test_a_card_the_provider_cannot_decrypt_is_an_error_on_encrypted_card(orderpay_emulator):
     order = unpaid_order()
     blob = encrypted(key=foreign_key())
-    form = CardPaymentForm({"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"})
+    form = CardPaymentForm(
+        {"holder_name": HOLDER, "encrypted_card": blob, "installments": "1"}, request=None
+    )
     assert form.is_valid()
 
     assert form.pay(order, 5000) is None
@@ -258,7 +268,7 @@ def test_provider_unreachable_is_a_form_error_saying_to_try_again(orderpay_emula
     order = unpaid_order()
     orderpay_emulator.inject_fault("http_502", path_prefix="/orders")
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}, request=None
     )
     assert form.is_valid()
 
@@ -275,7 +285,7 @@ def test_a_wrong_token_says_the_shop_cannot_take_payments_and_logs_an_error(
     order = unpaid_order()
     settings.ORDERPAY = {**settings.ORDERPAY, "TOKEN": "a-token-the-provider-never-issued"}
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}, request=None
     )
     assert form.is_valid()
 
@@ -297,7 +307,7 @@ def test_a_wrong_token_says_the_shop_cannot_take_payments_and_logs_an_error(
 def test_a_missing_token_is_the_shops_too(orderpay_emulator, settings, caplog):
     order = unpaid_order()
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}, request=None
     )
     assert form.is_valid()
     settings.ORDERPAY = {**settings.ORDERPAY, "TOKEN": ""}
@@ -313,7 +323,7 @@ def test_a_missing_token_is_the_shops_too(orderpay_emulator, settings, caplog):
 def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_emulator):
     order = unpaid_order()
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(), "installments": "1"}, request=None
     )
     assert form.is_valid()
 
@@ -327,7 +337,8 @@ def test_an_amount_the_builders_refuse_is_a_form_error_naming_the_path(orderpay_
 def test_in_analysis_card(orderpay_emulator):
     order = unpaid_order()
     form = CardPaymentForm(
-        {"holder_name": HOLDER, "encrypted_card": encrypted(IN_ANALYSIS_CARD), "installments": "1"}
+        {"holder_name": HOLDER, "encrypted_card": encrypted(IN_ANALYSIS_CARD), "installments": "1"},
+        request=None,
     )
     assert form.is_valid()
     assert form.pay(order, 5000).status == "IN_ANALYSIS"
@@ -346,6 +357,7 @@ def saved_card(orderpay_emulator, user) -> CardToken:
             "save_card": "on",
         },
         user=user,
+        request=None,
     )
     assert card_form.is_valid()
     card_form.pay(unpaid_order(user), 5000)
@@ -356,19 +368,25 @@ def saved_card(orderpay_emulator, user) -> CardToken:
 def test_saved_card_form_lists_only_the_users_cards(saved_card, user, django_user_model):
     other = django_user_model.objects.create_user("joao")
 
-    assert list(SavedCardForm(user=user).fields["card_token"].queryset) == [saved_card]
-    assert SavedCardForm(user=user).has_cards
-    assert not SavedCardForm(user=other).has_cards
-    assert not SavedCardForm(user=AnonymousUser()).has_cards
-    label = SavedCardForm(user=user).fields["card_token"].label_from_instance(saved_card)
+    assert list(SavedCardForm(user=user, request=None).fields["card_token"].queryset) == [
+        saved_card
+    ]
+    assert SavedCardForm(user=user, request=None).has_cards
+    assert not SavedCardForm(user=other, request=None).has_cards
+    assert not SavedCardForm(user=AnonymousUser(), request=None).has_cards
+    label = (
+        SavedCardForm(user=user, request=None).fields["card_token"].label_from_instance(saved_card)
+    )
     assert label == "Visa •••• 1111 (12/2030)"
-    assert saved_card.provider_id not in str(SavedCardForm(user=user))
+    assert saved_card.provider_id not in str(SavedCardForm(user=user, request=None))
 
 
 @pytest.mark.django_db
 def test_someone_elses_card_is_an_error_naming_card_token(saved_card, django_user_model):
     other = django_user_model.objects.create_user("joao")
-    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=other)
+    form = SavedCardForm(
+        {"card_token": str(saved_card.pk), "installments": "1"}, user=other, request=None
+    )
     assert not form.is_valid()
     assert form.errors["card_token"] == ["Choose one of your saved cards."]
 
@@ -376,7 +394,9 @@ def test_someone_elses_card_is_an_error_naming_card_token(saved_card, django_use
 @pytest.mark.django_db
 def test_pay_with_a_saved_card(saved_card, user, orderpay_emulator):
     order = unpaid_order(user)
-    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "3"}, user=user)
+    form = SavedCardForm(
+        {"card_token": str(saved_card.pk), "installments": "3"}, user=user, request=None
+    )
     assert form.is_valid(), form.errors
 
     paid = form.pay(order, 4200)
@@ -393,7 +413,9 @@ def test_a_card_removed_after_the_form_checked_it_is_an_error_naming_card_token(
     """Removed in another tab between the form's check and its payment: the service refuses
     it before any call, and the form says so on the field, never with its CARD_ id."""
     order = unpaid_order(user)
-    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=user)
+    form = SavedCardForm(
+        {"card_token": str(saved_card.pk), "installments": "1"}, user=user, request=None
+    )
     assert form.is_valid()
     services.remove_card_token(saved_card, user=user)
 
@@ -410,7 +432,9 @@ def test_saved_card_unknown_to_the_provider_is_an_error_naming_card_token(
 ):
     orderpay_emulator.reset()  # the provider forgets the stored card
     order = unpaid_order(user)
-    form = SavedCardForm({"card_token": str(saved_card.pk), "installments": "1"}, user=user)
+    form = SavedCardForm(
+        {"card_token": str(saved_card.pk), "installments": "1"}, user=user, request=None
+    )
     assert form.is_valid()
 
     assert form.pay(order, 4200) is None

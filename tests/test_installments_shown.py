@@ -94,7 +94,11 @@ def test_a_saved_card_is_offered_the_plans_a_typed_card_of_its_bin_is(
 ):
     owner, token = saved_card
     form = SavedCardForm(
-        user=owner, amount=12870, fee_plans=True, max_installments_no_interest=NO_INTEREST
+        user=owner,
+        amount=12870,
+        fee_plans=True,
+        max_installments_no_interest=NO_INTEREST,
+        request=None,
     )
     typed = client.get(
         "/orderpay/installments/",
@@ -118,7 +122,12 @@ def test_a_saved_card_pays_each_plans_total_with_the_buyers_interest(saved_card,
     for plan in plans:
         data = {"card_token": token.pk, "installments": str(plan.installments)}
         form = SavedCardForm(
-            data, user=owner, amount=12870, fee_plans=True, max_installments_no_interest=NO_INTEREST
+            data,
+            user=owner,
+            amount=12870,
+            fee_plans=True,
+            max_installments_no_interest=NO_INTEREST,
+            request=None,
         )
         assert form.is_valid(), form.errors
         order = services.create_order(order_payload(f"plan-{plan.installments}"), user=owner)
@@ -132,7 +141,9 @@ def test_a_saved_card_refuses_installments_its_plans_do_not_offer(saved_card):
     owner, token = saved_card
     data = {"card_token": token.pk, "installments": "12"}
 
-    form = SavedCardForm(data, user=owner, amount=1500)  # R$ 15,00: 3 installments at most
+    form = SavedCardForm(
+        data, user=owner, amount=1500, request=None
+    )  # R$ 15,00: 3 installments at most
 
     assert not form.is_valid()
     assert "installments" in form.errors

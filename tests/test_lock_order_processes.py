@@ -70,11 +70,16 @@ class Reruns(logging.Handler):
             self.count += 1
 
 
-def in_processes(*works: Callable[[], Any], timeout: float = 60) -> tuple[list[Any], int]:
+def in_processes(
+    *works: Callable[[], Any],
+    timeout: float = 60,
+    meanwhile: Callable[[], None] | None = None,
+) -> tuple[list[Any], int]:
     """Each of ``works`` in a forked process, released together: what each returned, and
     how many of the package's transactions a deadlock made run again (in all of them).
 
     A process whose work raised answers ``"<ExceptionName>: <message>"``.
+    ``meanwhile`` runs in this process while they work (before they are awaited).
     """
     context = multiprocessing.get_context("fork")
     start = context.Barrier(len(works))
@@ -97,6 +102,8 @@ def in_processes(*works: Callable[[], Any], timeout: float = 60) -> tuple[list[A
     processes = [context.Process(target=child, args=item) for item in enumerate(works)]
     for process in processes:
         process.start()
+    if meanwhile is not None:
+        meanwhile()
     for process in processes:
         process.join(timeout)
     answers = [results.get(timeout=5) for _ in processes]

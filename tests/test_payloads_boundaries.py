@@ -11,7 +11,14 @@ import pytest
 
 from django_orderpay import rules
 from django_orderpay.exceptions import PayloadError
-from django_orderpay.payloads import CardInstallments, PaymentMethod, validate_order_dict
+from django_orderpay.payloads import (
+    CardInstallments,
+    CheckoutItem,
+    CheckoutRequest,
+    CheckoutShipping,
+    PaymentMethod,
+    validate_order_dict,
+)
 from django_orderpay.testing import samples
 from tests.payloads_support import charge, order, raw_card
 
@@ -130,3 +137,45 @@ def test_a_hosted_checkouts_interest_free_installments_stay_within_its_limit(lim
     )
 
     assert [str(error) for error in config.errors()] == expected
+
+
+@pytest.mark.parametrize(("discount", "refused"), [(12_000, False), (12_001, True)])
+def test_a_checkouts_discount_may_equal_the_items_plus_the_additional_amount(discount, refused):
+    # PagBank's create page: the discount "não deve superar" the items plus the additional
+    # amount; the shipping is no part of that sum.
+    checkout = CheckoutRequest(
+        items=(CheckoutItem(quantity=2, unit_amount=5990),),  # 11 980
+        additional_amount=20,
+        discount_amount=discount,
+        shipping=CheckoutShipping("FIXED", amount=1500),
+    )
+
+    if not refused:
+        assert checkout.to_dict()["discount_amount"] == discount
+        return
+    with pytest.raises(PayloadError) as caught:
+        checkout.to_dict()
+    assert [str(error) for error in caught.value.errors] == [
+        "discount_amount: can't exceed the items plus the additional amount"
+    ]
+
+
+@pytest.mark.parametrize(("discount", "refused"), [(11_999, False), (12_000, True)])
+def test_a_checkouts_total_is_at_least_a_cent(discount, refused):
+    # The emulator, as the provider, refuses a total of 0 (invalid_cart_total_value): a
+    # discount as large as the items plus the additional amount, with no shipping.
+    checkout = CheckoutRequest(
+        items=(CheckoutItem(quantity=2, unit_amount=5990),),  # 11 980
+        additional_amount=20,
+        discount_amount=discount,
+    )
+
+    if not refused:
+        assert checkout.to_dict()["discount_amount"] == discount
+        return
+    with pytest.raises(PayloadError) as caught:
+        checkout.to_dict()
+    assert [str(error) for error in caught.value.errors] == [
+        "items: the total (items, additional amount and fixed shipping, less the discount) "
+        f"must be from 1 to {rules.MAX_AMOUNT} cents"
+    ]

@@ -26,7 +26,7 @@ from django_orderpay.models import (
 )
 from django_orderpay.models.history import AppendOnlyError
 from django_orderpay.notifications import recording
-from django_orderpay.sync import sync_order, sync_transaction
+from django_orderpay.sync import sync_order, sync_transaction, updating
 from django_orderpay.sync.batching import Writes
 from django_orderpay.sync.charges import _lock
 from django_orderpay.sync.orders import lock_order
@@ -133,6 +133,21 @@ def test_only_the_named_columns_are_written(authorised):
     stored = Order.objects.get(pk=order.pk)
     assert stored.status == "PAID"
     assert stored.customer_name == authorised["customer"]["name"]
+
+
+def test_a_field_with_its_own_placeholder_is_left_to_save(authorised, monkeypatch):
+    delivery = recording.new_delivery(
+        body=b"{}", headers={}, remote_addr="127.0.0.1", content_type="", valid=True
+    )
+    # A BinaryField: get_placeholder up to Django 6.0, get_placeholder_sql from 6.1.
+    assert updating.prepare(delivery, ["body"]) is None
+    order = sync_order(authorised, source="api")
+    assert updating.prepare(order, ["status"]) is not None
+    # Django 6.1's hook alone (as its BinaryField, ArrayField and range fields have it).
+    monkeypatch.setattr(updating, "_KEPT", {})
+    status = Order._meta.get_field("status")
+    monkeypatch.setattr(status, "get_placeholder_sql", lambda *args: ("%s", args), raising=False)
+    assert updating.prepare(order, ["status"]) is None
 
 
 def test_a_model_whose_save_is_its_own_is_saved_by_it(authorised):

@@ -135,7 +135,7 @@ def test_public_key_unreachable_renders_empty_instead_of_failing_the_page(unconf
     unconfigured_key.inject_fault("http_500", count=10)
 
     assert render("{% orderpay_public_key %}") == ""
-    html = render("{% orderpay_card_form form %}", form=CardPaymentForm())
+    html = render("{% orderpay_card_form form %}", form=CardPaymentForm(request=None))
     (card,) = Elements(html).all("fieldset")
     assert card["data-orderpay-public-key"] == ""
     assert "no card public key" in caplog.text
@@ -151,7 +151,7 @@ def key_configured(settings):
 
 
 def test_card_inputs_have_no_name_so_the_raw_card_cannot_be_posted(key_configured):
-    html = render("{% orderpay_card_form form %}", form=CardPaymentForm())
+    html = render("{% orderpay_card_form form %}", form=CardPaymentForm(request=None))
     inputs = Elements(html).all("input")
 
     card_inputs = [attrs for attrs in inputs if "data-orderpay-field" in attrs]
@@ -168,7 +168,7 @@ def test_card_inputs_have_no_name_so_the_raw_card_cannot_be_posted(key_configure
 
 
 def test_a_refused_holder_name_is_shown_by_its_input_with_what_was_typed(key_configured):
-    form = CardPaymentForm({"holder_name": "Jose 2", "encrypted_card": "QUJD" * 86})
+    form = CardPaymentForm({"holder_name": "Jose 2", "encrypted_card": "QUJD" * 86}, request=None)
     form.is_valid()
 
     html = render("{% orderpay_card_form form %}", form=form)
@@ -178,7 +178,7 @@ def test_a_refused_holder_name_is_shown_by_its_input_with_what_was_typed(key_con
 
 
 def test_card_inputs_are_labelled_and_autofillable(key_configured):
-    html = render("{% orderpay_card_form form %}", form=CardPaymentForm())
+    html = render("{% orderpay_card_form form %}", form=CardPaymentForm(request=None))
     elements = Elements(html)
     labels = {attrs["for"] for attrs in elements.all("label")}
     autocomplete = {
@@ -202,7 +202,7 @@ def test_card_inputs_are_labelled_and_autofillable(key_configured):
 
 
 def test_card_form_carries_the_public_key_and_a_message_for_every_sdk_error(key_configured):
-    html = render("{% orderpay_card_form form %}", form=CardPaymentForm())
+    html = render("{% orderpay_card_form form %}", form=CardPaymentForm(request=None))
     (card,) = Elements(html).all("fieldset")
     assert card["data-orderpay-public-key"] == "MIIBIjAN"
     assert "data-orderpay-card" in card
@@ -213,8 +213,12 @@ def test_card_form_carries_the_public_key_and_a_message_for_every_sdk_error(key_
 
 def test_save_card_is_offered_to_a_logged_in_user_only(key_configured, django_user_model, db):
     user = django_user_model.objects.create_user("maria")
-    anonymous = render("{% orderpay_card_form form %}", form=CardPaymentForm(user=AnonymousUser()))
-    logged_in = render("{% orderpay_card_form form %}", form=CardPaymentForm(user=user))
+    anonymous = render(
+        "{% orderpay_card_form form %}", form=CardPaymentForm(user=AnonymousUser(), request=None)
+    )
+    logged_in = render(
+        "{% orderpay_card_form form %}", form=CardPaymentForm(user=user, request=None)
+    )
 
     assert Elements(anonymous).all("input", name="save_card") == []
     (checkbox,) = Elements(logged_in).all("input", name="save_card")
@@ -223,7 +227,7 @@ def test_save_card_is_offered_to_a_logged_in_user_only(key_configured, django_us
 
 def test_a_rejected_post_never_renders_the_encrypted_card_back(key_configured):
     blob = "QUJD" * 86  # an RSA-2048-sized base64 blob; the installments are what is wrong
-    form = CardPaymentForm({"encrypted_card": blob, "installments": "13"})
+    form = CardPaymentForm({"encrypted_card": blob, "installments": "13"}, request=None)
     assert not form.is_valid()
 
     html = render("{% orderpay_card_form form %}", form=form)
@@ -233,7 +237,7 @@ def test_a_rejected_post_never_renders_the_encrypted_card_back(key_configured):
 
 
 def test_an_encryption_error_is_shown_in_the_cards_error_slot(key_configured):
-    form = CardPaymentForm({"encrypted_card": "QUJD", "installments": "1"})
+    form = CardPaymentForm({"encrypted_card": "QUJD", "installments": "1"}, request=None)
     assert not form.is_valid()
 
     html = render("{% orderpay_card_form form %}", form=form)
@@ -244,7 +248,8 @@ def test_an_encryption_error_is_shown_in_the_cards_error_slot(key_configured):
 
 def test_installment_choices_show_each_share(key_configured):
     html = render(
-        "{% orderpay_card_form form %}", form=CardPaymentForm(amount=10000, max_installments=3)
+        "{% orderpay_card_form form %}",
+        form=CardPaymentForm(amount=10000, max_installments=3, request=None),
     )
     assert "1x R$ 100.00" in html
     # Shares that add up to what is charged: the first carries the odd cent.

@@ -98,7 +98,7 @@ def test_3ds_form_pays_with_the_authentication_once(orderpay_emulator):
     order = open_order()
     result = authenticate(orderpay_emulator, FRICTIONLESS, 500)
     data = posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"])
-    form = CardCheckoutForm(data, threeds=True, amount=500)
+    form = CardCheckoutForm(data, threeds=True, amount=500, request=None)
     assert form.is_valid(), form.errors
     paid = form.pay(order, 500)
     charge = paid.charges.get()
@@ -106,7 +106,7 @@ def test_3ds_form_pays_with_the_authentication_once(orderpay_emulator):
     assert charge.data["payment_method"]["authentication_method"]["status"] == "AUTHENTICATED"
 
     # The same id again (a replayed post): refused by the provider, named on the form.
-    again = CardCheckoutForm(dict(data), threeds=True, amount=500)
+    again = CardCheckoutForm(dict(data), threeds=True, amount=500, request=None)
     assert again.is_valid()
     second = open_order()
     assert again.pay(second, 500) is None
@@ -116,12 +116,14 @@ def test_3ds_form_pays_with_the_authentication_once(orderpay_emulator):
 def test_3ds_form_needs_an_authentication_and_not_supported_is_refused_by_default(
     orderpay_emulator,
 ):
-    missing = CardCheckoutForm(posted(orderpay_emulator, FRICTIONLESS), threeds=True, amount=500)
+    missing = CardCheckoutForm(
+        posted(orderpay_emulator, FRICTIONLESS), threeds=True, amount=500, request=None
+    )
     assert not missing.is_valid()
     assert "not authenticated by its bank" in str(missing.errors)
     # AUTH_NOT_SUPPORTED is the browser's word: a card tester types it for any card.
     data = posted(orderpay_emulator, CHALLENGED, authentication_status="AUTH_NOT_SUPPORTED")
-    form = CardCheckoutForm(data, threeds=True, amount=500)
+    form = CardCheckoutForm(data, threeds=True, amount=500, request=None)
     assert form.allow_not_supported is False
     assert not form.is_valid()
     assert "does not authenticate this card" in str(form.errors)
@@ -134,7 +136,7 @@ def test_not_supported_pays_unauthenticated_only_where_the_shop_opts_in(
         orderpay_emulator, THREEDS_NOT_SUPPORTED_CARD, authentication_status="AUTH_NOT_SUPPORTED"
     )
     orderpay(THREEDS_ALLOW_NOT_SUPPORTED=True)
-    form = CardCheckoutForm(data, threeds=True, amount=500)
+    form = CardCheckoutForm(data, threeds=True, amount=500, request=None)
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 500).charges.get()
     assert charge.status == "PAID"
@@ -143,19 +145,23 @@ def test_not_supported_pays_unauthenticated_only_where_the_shop_opts_in(
     page = admin_client.get(f"/admin/django_orderpay/charge/{charge.pk}/change/")
     assert "not authenticated: sent without 3-D Secure" in page.content.decode()
     # The form's own argument wins over the setting, both ways.
-    strict = CardCheckoutForm(dict(data), threeds=True, allow_not_supported=False, amount=500)
+    strict = CardCheckoutForm(
+        dict(data), threeds=True, allow_not_supported=False, amount=500, request=None
+    )
     assert not strict.is_valid()
     orderpay(THREEDS_ALLOW_NOT_SUPPORTED=False)
-    lenient = CardCheckoutForm(dict(data), threeds=True, allow_not_supported=True, amount=500)
+    lenient = CardCheckoutForm(
+        dict(data), threeds=True, allow_not_supported=True, amount=500, request=None
+    )
     assert lenient.is_valid()
 
 
 def test_the_form_follows_the_threeds_setting_which_is_always_by_default(settings):
     settings.ORDERPAY = {k: v for k, v in settings.ORDERPAY.items() if k != "THREEDS"}
-    assert CardCheckoutForm(amount=500).threeds is True
+    assert CardCheckoutForm(amount=500, request=None).threeds is True
     settings.ORDERPAY = {**settings.ORDERPAY, "THREEDS": "never"}
-    assert CardCheckoutForm(amount=500).threeds is False
-    assert CardCheckoutForm(amount=500, threeds=True).threeds is True
+    assert CardCheckoutForm(amount=500, request=None).threeds is False
+    assert CardCheckoutForm(amount=500, threeds=True, request=None).threeds is True
 
 
 def test_challenge_failed_leaves_no_id_and_nothing_is_charged(orderpay_emulator):
@@ -163,7 +169,7 @@ def test_challenge_failed_leaves_no_id_and_nothing_is_charged(orderpay_emulator)
     assert result["status"] == "REQUIRE_CHALLENGE"
     requests.post(result["challenge"]["url"], json={"cancel": True}, timeout=5)
     data = posted(orderpay_emulator, CHALLENGED, authentication_id=result["id"])
-    form = CardCheckoutForm(data, threeds=True, amount=500)
+    form = CardCheckoutForm(data, threeds=True, amount=500, request=None)
     assert form.is_valid()
     order = open_order()
     assert form.pay(order, 500) is None
@@ -175,7 +181,9 @@ def test_after_decline_mode_asks_for_3ds_only_after_a_20159(orderpay_emulator):
     order = open_order()
     with override_settings(ORDERPAY={**_orderpay(), "THREEDS": "after_decline"}):
         assert not threeds_required(order)
-        form = CardCheckoutForm(posted(orderpay_emulator, NEEDS_AUTHENTICATION), amount=500)
+        form = CardCheckoutForm(
+            posted(orderpay_emulator, NEEDS_AUTHENTICATION), amount=500, request=None
+        )
         assert form.is_valid()
         declined = form.pay(order, 500).charges.get()
         assert declined.payment_response_code == "20159"
@@ -183,7 +191,7 @@ def test_after_decline_mode_asks_for_3ds_only_after_a_20159(orderpay_emulator):
 
         result = authenticate(orderpay_emulator, NEEDS_AUTHENTICATION, 500)
         data = posted(orderpay_emulator, NEEDS_AUTHENTICATION, authentication_id=result["id"])
-        form = CardCheckoutForm(data, threeds=threeds_required(order), amount=500)
+        form = CardCheckoutForm(data, threeds=threeds_required(order), amount=500, request=None)
         assert form.is_valid()
         statuses = sorted(form.pay(order, 500).charges.values_list("status", flat=True))
         assert statuses == ["DECLINED", "PAID"]
@@ -216,12 +224,14 @@ def test_debit_is_refused_without_authentication_and_paid_with_it(orderpay_emula
     with pytest.raises(PayloadError, match="authentication_method"):
         services.pay_order(open_order(), [_debit_dict(orderpay_emulator)])
 
-    form = DebitCardForm(posted(orderpay_emulator, FRICTIONLESS), amount=500, user=buyer)
+    form = DebitCardForm(
+        posted(orderpay_emulator, FRICTIONLESS), amount=500, user=buyer, request=None
+    )
     assert "installments" not in form.fields and "save_card" not in form.fields
     assert not form.is_valid()
     result = authenticate(orderpay_emulator, FRICTIONLESS, 500, kind="DEBIT_CARD")
     data = posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"])
-    form = DebitCardForm(data, amount=500, user=buyer)
+    form = DebitCardForm(data, amount=500, user=buyer, request=None)
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 500).charges.get()
     assert (charge.status, charge.payment_method, charge.installments) == (
@@ -250,7 +260,7 @@ def test_debit_not_supported_is_stopped_by_the_form(orderpay_emulator):
     data = posted(
         orderpay_emulator, THREEDS_NOT_SUPPORTED_CARD, authentication_status="AUTH_NOT_SUPPORTED"
     )
-    form = DebitCardForm(data, amount=500)
+    form = DebitCardForm(data, amount=500, request=None)
     assert not form.is_valid()
     assert "cannot be authenticated for debit" in str(form.errors)
 
@@ -289,7 +299,12 @@ def test_the_docs_plans_and_their_8x_charge(orderpay_emulator):
     }
     data = posted(orderpay_emulator, "5240082975622454", installments="8", card_bin="524008")
     form = CardCheckoutForm(
-        data, fee_plans=True, amount=10000, max_installments=10, max_installments_no_interest=4
+        data,
+        fee_plans=True,
+        amount=10000,
+        max_installments=10,
+        max_installments_no_interest=4,
+        request=None,
     )
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 10000).charges.get()
@@ -299,7 +314,7 @@ def test_the_docs_plans_and_their_8x_charge(orderpay_emulator):
 
 def test_plan_form_charges_the_total_with_the_buyer_interest(orderpay_emulator):
     data = posted(orderpay_emulator, "4111111111111111", installments="4", card_bin="411111")
-    form = CardCheckoutForm(data, fee_plans=True, amount=10000)
+    form = CardCheckoutForm(data, fee_plans=True, amount=10000, request=None)
     assert form.is_valid(), form.errors
     charge = form.pay(open_order(), 10000).charges.get()
     assert (charge.amount_value, charge.installments) == (10887, 4)
@@ -310,12 +325,14 @@ def test_plan_form_charges_the_total_with_the_buyer_interest(orderpay_emulator):
         posted(orderpay_emulator, "4111111111111111", installments="4"),
         fee_plans=True,
         amount=10000,
+        request=None,
     )
     assert not no_bin.is_valid()
     too_many = CardCheckoutForm(
         posted(orderpay_emulator, "4111111111111111", installments="13", card_bin="411111"),
         fee_plans=True,
         amount=10000,
+        request=None,
     )
     assert not too_many.is_valid()
 
@@ -346,7 +363,7 @@ def test_plans_view_answers_only_signed_parameters(client, orderpay_emulator):
 
 def test_card_form_tag_carries_the_session_never_the_token(orderpay_emulator):
     order = open_order()
-    form = CardCheckoutForm(threeds=True, fee_plans=True, amount=500)
+    form = CardCheckoutForm(threeds=True, fee_plans=True, amount=500, request=None)
     html = Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
         Context({"form": form, "order": order})
     )
@@ -420,7 +437,9 @@ def test_admin_shows_the_debit_type_the_3ds_result_and_the_interest(orderpay_emu
 
     result = authenticate(orderpay_emulator, FRICTIONLESS, 500, kind="DEBIT_CARD")
     form = DebitCardForm(
-        posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"]), amount=500
+        posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"]),
+        amount=500,
+        request=None,
     )
     assert form.is_valid()
     debit = form.pay(open_order(), 500).charges.get()
@@ -428,6 +447,7 @@ def test_admin_shows_the_debit_type_the_3ds_result_and_the_interest(orderpay_emu
         posted(orderpay_emulator, "4111111111111111", installments="4", card_bin="411111"),
         fee_plans=True,
         amount=10000,
+        request=None,
     )
     assert plan.is_valid()
     credit = plan.pay(open_order(), 10000).charges.get()
@@ -443,7 +463,7 @@ def test_admin_shows_the_debit_type_the_3ds_result_and_the_interest(orderpay_emu
 
 
 def card_form_config(order=None, form=None) -> dict[str, Any]:
-    form = form or CardCheckoutForm(threeds=True, amount=500)
+    form = form or CardCheckoutForm(threeds=True, amount=500, request=None)
     html = Template("{% load orderpay %}{% orderpay_card_form form order=order %}").render(
         Context({"form": form, "order": order or open_order()})
     )
@@ -473,6 +493,7 @@ def test_a_page_left_open_past_30_minutes_gets_a_new_session(client, orderpay_em
         posted(orderpay_emulator, FRICTIONLESS, authentication_id=result["id"]),
         threeds=True,
         amount=500,
+        request=None,
     )
     assert form.is_valid(), form.errors
     assert form.pay(order, 500).charges.get().status == "PAID"
@@ -496,7 +517,7 @@ CARD_FORM = "{% load orderpay %}{% orderpay_card_form form %}"
 
 def test_card_form_without_the_shopper_fails_to_render_in_debug(orderpay_emulator, settings):
     settings.DEBUG = True
-    form = CardCheckoutForm(threeds=True, amount=500)
+    form = CardCheckoutForm(threeds=True, amount=500, request=None)
     with pytest.raises(ImproperlyConfigured) as raised:
         Template(CARD_FORM).render(Context({"form": form}))
     message = str(raised.value)
@@ -508,7 +529,7 @@ def test_card_form_without_the_shopper_renders_and_logs_in_production(
     orderpay_emulator, settings, caplog
 ):
     settings.DEBUG = False
-    form = CardCheckoutForm(threeds=True, amount=500)
+    form = CardCheckoutForm(threeds=True, amount=500, request=None)
     with caplog.at_level("ERROR", logger="django_orderpay.templatetags"):
         html = Template(CARD_FORM).render(Context({"form": form}))
     assert "data-orderpay-3ds=" in html
@@ -520,7 +541,7 @@ def test_card_form_with_customer_and_address_or_an_order_says_nothing(
     orderpay_emulator, settings, caplog
 ):
     settings.DEBUG = True
-    form = CardCheckoutForm(threeds=True, amount=500)
+    form = CardCheckoutForm(threeds=True, amount=500, request=None)
     customer = payloads.Customer(
         name="Jose da Silva", email="jose@example.com", tax_id="12345678909"
     )
@@ -559,5 +580,5 @@ def test_what_3ds_needs_of_the_shopper(customer, address, missing):
 
 def test_a_card_form_without_3ds_needs_no_shopper(orderpay_emulator, settings):
     settings.DEBUG = True
-    html = Template(CARD_FORM).render(Context({"form": CardCheckoutForm(amount=500)}))
+    html = Template(CARD_FORM).render(Context({"form": CardCheckoutForm(amount=500, request=None)}))
     assert "data-orderpay-3ds" not in html or 'data-orderpay-3ds=""' in html

@@ -5,8 +5,10 @@ columns hold only their encryption, and are not shown at all). Accounts come
 from the authorisation, never from a form: the list links to it ("Connect a
 PagBank account"), each account to its own "re-authorise" link, which its
 seller (or staff with the permission) follows to authorise the platform again.
-The actions refresh an account's token now, or disconnect it (revoked at
-PagBank), behind a confirmation page and ``change_connectedaccount``.
+The actions refresh an account's token now (also one marked as needing
+re-authorisation: PagBank may take its refresh token again), or disconnect
+it (revoked at PagBank), behind a confirmation page and
+``change_connectedaccount``.
 """
 
 from __future__ import annotations
@@ -60,16 +62,29 @@ class RefreshAccountTokens(ConfirmedAction):
     changes_state = False
 
     def plan(self, obj: ConnectedAccount) -> Step:
-        if not obj.is_active:
-            return Step(obj, _("it needs re-authorisation first"), skipped=True)
+        if obj.state == AccountState.REVOKED:
+            disconnected = _("it was disconnected: its seller must authorise again")
+            return Step(obj, disconnected, skipped=True)
+        if obj.state == AccountState.NEEDS_AUTHORIZATION:
+            # The mark may not be the seller's doing (the application's settings were
+            # wrong then): PagBank says whether it takes the refresh token again.
+            return Step(
+                obj,
+                _(
+                    "try its refresh token again: active again if PagBank takes it; if "
+                    "PagBank still refuses it, its seller must authorise again"
+                ),
+                detail=obj.name,
+            )
         return Step(obj, _("ask PagBank for new tokens"), detail=obj.name)
 
     def perform(self, obj: ConnectedAccount, cleaned_data: dict[str, Any], key: str) -> Outcome:
+        was_active = obj.is_active
         account = connect_accounts.refresh_now(obj)
-        return Outcome(
-            _("refreshed; the token expires %(when)s")
-            % {"when": short_datetime(account.token_expires_at)}
-        )
+        when = {"when": short_datetime(account.token_expires_at)}
+        if not was_active:
+            return Outcome(_("active again: refreshed; the token expires %(when)s") % when)
+        return Outcome(_("refreshed; the token expires %(when)s") % when)
 
 
 class DisconnectAccounts(ConfirmedAction):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from ..exceptions import (
+    AccountNeedsAuthorization,
     AuthenticationError,
+    ConnectApplicationRefused,
     Forbidden,
     IdempotencyConflict,
     NotFound,
@@ -57,6 +59,17 @@ def describe_error(error: OrderPayError, *, changes_state: bool) -> str:
                 "nothing was changed: try again later"
             )
         return text % {"reason": error.reason or _("no answer"), "attempts": error.attempts}
+    if isinstance(error, ConnectApplicationRefused):
+        return _(
+            "PagBank refused the Connect application's credentials: check the ORDERPAY "
+            "CONNECT_CLIENT_ID and CONNECT_CLIENT_SECRET settings (the account was left as "
+            "it was)"
+        ) + _provider_words(error)
+    if isinstance(error, AccountNeedsAuthorization):
+        return _(
+            "the connected account needs its seller to authorise the platform again "
+            "(PagBank refused its tokens, or it was disconnected): use its Re-authorise link"
+        )
     if isinstance(error, AuthenticationError):
         return _("the provider refused the API token: check the ORDERPAY TOKEN setting")
     if isinstance(error, Forbidden):

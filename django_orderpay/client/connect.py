@@ -22,19 +22,39 @@ import requests
 from requests.auth import AuthBase
 
 from django_orderpay.conf import DEFAULT_TIMEOUT
-from django_orderpay.exceptions import FieldError, PayloadError, ProviderError
+from django_orderpay.exceptions import (
+    ConnectApplicationRefused,
+    FieldError,
+    PayloadError,
+    ProviderError,
+)
 
 from .http import ProviderHttp
 
-#: The Connect error codes that mean "these credentials are no good": the
-#: seller must authorise again (PagBank's Connect error table).
-REFUSED_GRANT_CODES = frozenset(
+#: The Connect errors (code, and the name PagBank's table gives it) that refuse the
+#: *seller's grant*: the code or refresh token sent is "inválido, expirou, já foi
+#: utilizado" or revoked. Only these mean the seller must authorise again
+#: (PagBank's Connect error table, "Códigos de Erro").
+REFUSED_GRANT_ERRORS = frozenset(
     {
-        "41003",  # invalid_client
-        "41004",  # invalid_grant: code or refresh token invalid, expired or used
-        "41006",  # unauthorized_client
-        "41008",  # invalid_token
-        "41012",  # token_is_no_longer_active
+        "41004",
+        "invalid_grant",  # code or refresh token invalid, expired, used, or not this user's
+        "41012",
+        "token_is_no_longer_active",  # access or refresh token used, or not this user's
+    }
+)
+#: The Connect errors about the *application*, whichever seller the call was for: the
+#: ``Authorization`` of a token call is the application's (``Pub <secret>``, or the
+#: platform's ``Bearer`` with ``X_CLIENT_ID``/``X_CLIENT_SECRET``). A configuration
+#: error: no seller's grant was judged.
+APPLICATION_ERRORS = frozenset(
+    {
+        "41003",
+        "invalid_client",  # "Falha na identificação do cliente"
+        "41006",
+        "unauthorized_client",  # "O cliente não está autorizado a executar essa ação"
+        "41008",
+        "invalid_token",  # "Bearer token inválido fornecido em Authorization"
     }
 )
 
@@ -104,14 +124,45 @@ class ApplicationAuth(AuthBase):
         return "ApplicationAuth([REDACTED])"
 
 
+def _answered_refusal(error: ProviderError) -> bool:
+    return error.status is not None and 400 <= error.status < 500 and error.status != 429
+
+
 def is_refused_grant(error: ProviderError) -> bool:
-    """Whether ``error`` says PagBank refused the credentials (the seller must authorise
-    again), rather than that it could not answer (try later)."""
-    if error.status is None or error.status >= 500 or error.status == 429:
+    """Whether ``error`` says PagBank refused the seller's grant (``invalid_grant``,
+    ``token_is_no_longer_active``): the seller must authorise again. Not an
+    application's refusal, nor an answer that never came (try later)."""
+    if not _answered_refusal(error) or isinstance(error, ConnectApplicationRefused):
         return False
-    if set(error.codes) & REFUSED_GRANT_CODES:
+    return any(error.has(name) for name in REFUSED_GRANT_ERRORS)
+
+
+def is_application_refused(error: ProviderError) -> bool:
+    """Whether ``error`` says PagBank refused the application's credentials (an
+    ``APPLICATION_ERRORS`` entry, or a 401/403 naming no seller's grant)."""
+    if isinstance(error, ConnectApplicationRefused):
         return True
-    return error.status in (400, 401, 403)
+    if not _answered_refusal(error) or any(error.has(name) for name in REFUSED_GRANT_ERRORS):
+        return False
+    return any(error.has(name) for name in APPLICATION_ERRORS) or error.status in (401, 403)
+
+
+def application_refused(error: ProviderError, *, auth: str) -> ConnectApplicationRefused:
+    """The configuration error for PagBank's refusal ``error`` of the application (its
+    messages, already without secrets; never a setting's value)."""
+    said = "; ".join(str(message) for message in error.error_messages) or "no details"
+    settings = "ORDERPAY['CONNECT_CLIENT_ID'] and ORDERPAY['CONNECT_CLIENT_SECRET']"
+    if auth == "bearer":
+        settings += " (and ORDERPAY['TOKEN'], which CONNECT_AUTH 'bearer' sends)"
+    return ConnectApplicationRefused(
+        f"PagBank refused the Connect application's credentials on {error.method} "
+        f"{error.path} (HTTP {error.status}: {said}): check {settings}. No seller's "
+        "grant was judged: connected accounts are left as they are.",
+        status=401,
+        error_messages=error.error_messages,
+        method=error.method,
+        path=error.path,
+    )
 
 
 class ConnectClient:
@@ -144,6 +195,7 @@ class ConnectClient:
         self.http._fixed_secrets = tuple(secrets)
         self.base_url = self.http.base_url
         self.client_id = client_id
+        self.auth = auth
 
     def __repr__(self) -> str:
         return f"ConnectClient({self.base_url!r}, {self.client_id!r})"
@@ -158,7 +210,13 @@ class ConnectClient:
         self.http.close()
 
     def _post(self, path: str, body: dict[str, Any]) -> Any:
-        return self.http.request("POST", self.base_url + path, body, log_body=False)
+        """POST ``body``; ``ConnectApplicationRefused`` when PagBank refuses the application."""
+        try:
+            return self.http.request("POST", self.base_url + path, body, log_body=False)
+        except ProviderError as error:
+            if is_application_refused(error):
+                raise application_refused(error, auth=self.auth) from None
+            raise
 
     def exchange_code(self, code: str, *, redirect_uri: str, code_verifier: str) -> TokenAnswer:
         """``POST /oauth2/token`` (``authorization_code``): the seller's tokens."""

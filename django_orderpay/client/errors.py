@@ -20,6 +20,12 @@ from django_orderpay.exceptions import (
 from django_orderpay.redaction import redact_text
 
 RATE_LIMIT_CODE = "40004"
+#: The provider's names for "no such object for this account": ``NotFound`` whatever the
+#: status. The Checkout API's error table lists ``checkout_not_found`` without a status, and
+#: its get, activate and inactivate pages document only 200 and 400 (the emulator answers
+#: 404, or 400 with its ``checkout_not_found_status`` option). The Orders API's tables name
+#: none of their own (an unknown order, charge or split is a 404).
+NOT_FOUND_ERRORS = frozenset({"checkout_not_found"})
 GATEWAY_STATUSES = frozenset({502, 503, 504})
 
 
@@ -135,7 +141,9 @@ def error_for(
         return AuthenticationError(message + " (check ORDERPAY['TOKEN'])", **context)
     if status == 403:
         return Forbidden(message, **context)
-    if status == 404:
+    if status == 404 or any(
+        name in NOT_FOUND_ERRORS for m in messages for name in (m.code, m.error)
+    ):
         return NotFound(message, **context)
     if status == 409:
         # Whatever its code (40005 in the docs, IDEMPOTENCY_CONFLICT in

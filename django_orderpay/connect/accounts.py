@@ -9,24 +9,27 @@ from django_orderpay.models import AccountState, ConnectedAccount
 from django_orderpay.signals import announce_account_needs_authorization
 
 from .applications import application_client
-from .tokens import AccountTokens, needs_authorization
+from .tokens import AccountTokens
 
 
 def refresh_now(account: ConnectedAccount) -> ConnectedAccount:
-    """Refresh ``account``'s token now (``POST /oauth2/refresh``), as a 401 would.
+    """Refresh ``account``'s token now (``POST /oauth2/refresh``), whatever its age.
 
-    Raises :class:`~django_orderpay.exceptions.AccountNeedsAuthorization` when
-    PagBank refuses (the account is marked), ``ProviderUnavailable`` when it
-    could not answer (nothing changed). Answers the account as stored after.
+    An account marked ``needs_authorization`` is tried too: when PagBank takes
+    its refresh token (the refusal that marked it was not the seller's, or the
+    settings were wrong then), it is ``active`` again. Raises
+    :class:`~django_orderpay.exceptions.AccountNeedsAuthorization` when PagBank
+    refuses the seller's grant (the account is, or stays, marked; a ``revoked``
+    one is not tried: it has no tokens),
+    :class:`~django_orderpay.exceptions.ConnectApplicationRefused` when it
+    refuses the application (the account is left as it is), and
+    ``ProviderUnavailable`` when it could not answer (nothing changed).
+    Answers the account as stored after.
     """
-    if not account.is_active:
-        raise needs_authorization(account)
-    tokens = AccountTokens(account.pk)
-    if tokens.renewed(account.access_token()) is None:
-        # PagBank did not answer: the old token stays; say why.
-        account.refresh_from_db()
-        raise needs_unanswered(account)
+    refreshed = AccountTokens(account.pk).refresh()
     account.refresh_from_db()
+    if not refreshed:
+        raise needs_unanswered(account)  # PagBank did not answer: the old token stays
     return account
 
 

@@ -31,7 +31,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from django_orderpay.conf import get_settings
-from django_orderpay.exceptions import OrderPayError, ProviderError
+from django_orderpay.exceptions import ConnectApplicationRefused, OrderPayError, ProviderError
 from django_orderpay.models import AccountState, ConnectAuthorization, ConnectedAccount
 from django_orderpay.signals import announce_account_connected
 
@@ -171,6 +171,9 @@ def finish(
                 redirect_uri=pending.redirect_uri,
                 code_verifier=decrypt(pending.code_verifier_encrypted),
             )
+    except ConnectApplicationRefused as exc:
+        logger.error("Connect code exchange failed: %s", exc)  # names the settings to fix
+        raise ConnectFlowError("exchange_failed", f"{type(exc).__name__} {exc.status}") from exc
     except ProviderError as exc:
         logger.warning("Connect code exchange failed: %s", type(exc).__name__)
         raise ConnectFlowError("exchange_failed", f"{type(exc).__name__} {exc.status}") from exc

@@ -8,8 +8,10 @@ The account, in this order:
 1. the account of the order (or hosted checkout) the body names, when it is
    mirrored here (or of the order of a charge it names): an order's account
    never changes;
-2. else the account the notification URL names (``?account=ACCO_...``:
-   the services send each connected account's orders that URL);
+2. else the account the notification URL names (``?account=<its pk>``: the
+   services send each connected account's orders and checkouts that URL;
+   ``?account=ACCO_...``, which URLs sent by earlier versions carry, is
+   read too);
 3. else the settings' own account (``TOKEN``).
 
 Which token PagBank signs a Connect application's notifications with is
@@ -27,12 +29,15 @@ token: PagBank answers it only for its own account.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.http import HttpRequest
 
+from django_orderpay import rules
 from django_orderpay.client import OrderPayClient
 from django_orderpay.conf import get_settings
 from django_orderpay.exceptions import AccountNeedsAuthorization
@@ -48,8 +53,49 @@ from django_orderpay.notifications.verification import (
     token_matches,
 )
 
-#: The query parameter naming a connected account in a notification URL.
+#: The query parameter naming a connected account in a notification URL: its primary
+#: key here (``?account=12``), short enough for PagBank's Checkout API, which takes
+#: 100 characters per notification URL; the ``ACCO_`` id (50 characters with the
+#: parameter), which earlier versions sent, is still read.
 ACCOUNT_PARAMETER = "account"
+#: The largest primary key a connected account can have (a ``BigAutoField``): the
+#: longest suffix a notification URL is given is this one's.
+LARGEST_ACCOUNT_KEY = 2**63 - 1
+_ACCOUNT_KEY = re.compile(r"[0-9]{1,19}")
+_ACCOUNT_ID_PREFIX = "ACCO_"
+
+
+def account_notification_url(url: str, key: int) -> str:
+    """``url`` naming the connected account whose primary key is ``key`` (``?account=12``)."""
+    parts = urlsplit(url)
+    query = urlencode([*parse_qsl(parts.query), (ACCOUNT_PARAMETER, str(key))])
+    return urlunsplit(parts._replace(query=query))
+
+
+def notification_url_limit() -> int:
+    """The longest notification URL a connected account's orders and checkouts may be sent:
+    the Checkout API's 100 characters per ``notification_urls`` and
+    ``payment_notification_urls`` entry (the Orders API documents no limit)."""
+    limits = rules.CHECKOUT_FIELD_LIMITS
+    return min(limits["notification_urls"][1], limits["payment_notification_urls"][1])
+
+
+def longest_notification_url(url: str) -> int:
+    """How long ``NOTIFICATION_URL`` (``url``) may be for every connected account's URL to
+    fit :func:`notification_url_limit`, whatever its key (72 characters, for a URL the
+    parameter adds nothing else to)."""
+    suffix = len(account_notification_url(url, LARGEST_ACCOUNT_KEY)) - len(url)
+    return notification_url_limit() - suffix
+
+
+def _named_account(named: str, environment: str) -> ConnectedAccount | None:
+    """The account ``?account=`` names: a primary key, or an ``ACCO_`` id (earlier URLs)."""
+    accounts = ConnectedAccount.objects.filter(environment=environment)
+    if named.startswith(_ACCOUNT_ID_PREFIX):
+        return accounts.filter(account_id=named).first()
+    if _ACCOUNT_KEY.fullmatch(named):  # a key past a bigint's range finds nothing
+        return accounts.filter(pk=int(named)).first()
+    return None
 
 
 @dataclass(frozen=True)
@@ -61,7 +107,8 @@ class Route:
     policy: Policy
     #: ``account`` / ``application`` -> tokens (empty for the settings' own account).
     signers: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    #: An ``ACCO_`` id the URL named that is not connected here ("" otherwise).
+    #: The account the URL named (a key or an ``ACCO_`` id) when it is not connected
+    #: here ("" otherwise).
     unknown_account: str = ""
 
     def signed_with(self, incoming: Incoming) -> str:
@@ -101,9 +148,7 @@ def route(request: HttpRequest, body: bytes, policy: Policy) -> Route:
     if found and account_pk is not None:
         account = ConnectedAccount.objects.filter(pk=account_pk).first()
     elif not found and named:
-        account = ConnectedAccount.objects.filter(
-            account_id=named, environment=conf.environment
-        ).first()
+        account = _named_account(named, conf.environment)
         if account is None:
             return _connect_route(None, policy, unknown_account=named)
     if account is None:

@@ -21,16 +21,27 @@ connection (a thread of its own); where that can't see or lock the row (the
 caller created or changed it and has not committed: SQLite, or a test's
 transaction) it runs in the caller's transaction, and commits with it.
 
-**Refused** (``invalid_grant`` and the other codes of
-``client.connect.REFUSED_GRANT_CODES``, or a 400/401/403): the account is
-marked ``needs_authorization`` (committed) and
+**Refused** (the seller's grant: ``invalid_grant``,
+``token_is_no_longer_active``, ``client.connect.REFUSED_GRANT_ERRORS``): the
+account is marked ``needs_authorization`` (committed) and
 :class:`~django_orderpay.exceptions.AccountNeedsAuthorization` raised.
+**The application refused** (``invalid_client``, ``unauthorized_client``...:
+``CONNECT_CLIENT_ID``/``CONNECT_CLIENT_SECRET`` are wrong): a configuration
+error, logged; the account is left as it is (its ``last_error`` says so), a
+token not expired yet goes on being used, and after a 401 (or when staff asked
+for the refresh)
+:class:`~django_orderpay.exceptions.ConnectApplicationRefused` is raised.
 **Unavailable** (a timeout, a 5xx): a token not expired yet goes on being
 used; after a 401 the 401 stands (nothing was done).
+
+Staff may retry the refresh of an account marked ``needs_authorization``
+(:meth:`AccountTokens.refresh`): a refresh token PagBank takes again (the
+mark came from a refusal that was not the seller's) makes it ``active``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import threading
@@ -44,7 +55,12 @@ from django.utils import timezone
 
 from django_orderpay.client.connect import is_refused_grant
 from django_orderpay.conf import get_settings
-from django_orderpay.exceptions import AccountNeedsAuthorization, ProviderError
+from django_orderpay.exceptions import (
+    AccountNeedsAuthorization,
+    ConnectApplicationRefused,
+    OrderPayError,
+    ProviderError,
+)
 from django_orderpay.models import AccountState, ConnectedAccount
 from django_orderpay.models.accounts import refresh_due
 from django_orderpay.models.base import ERROR_TEXT_KEPT
@@ -76,6 +92,10 @@ def needs_authorization(account: ConnectedAccount) -> AccountNeedsAuthorization:
     )
 
 
+#: Why a refresh is asked: due before expiry, after a 401, or by staff ("refresh now").
+DUE, REJECTED, ASKED = "due", "rejected", "asked"
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """What a locked look at the account decided (raised after its transaction commits)."""
@@ -83,7 +103,8 @@ class _Outcome:
     token: str | None
     expires_at: dt.datetime | None
     issued_at: dt.datetime | None
-    refused: AccountNeedsAuthorization | None = None
+    #: Raised once the transaction committed: the account's refusal, or the application's.
+    refused: OrderPayError | None = None
     #: A refresh was due and PagBank could not answer it.
     unanswered: bool = False
 
@@ -162,18 +183,32 @@ class AccountTokens:
         self._look(rejected=rejected)
         return self._token if self._token and self._token != rejected else None
 
-    def _look(self, *, rejected: str | None) -> None:
-        outcome = in_own_transaction(lambda independent: self._locked(rejected, independent))
-        if outcome.refused is not None:
+    def refresh(self) -> bool:
+        """Refresh now, whatever the token's age (staff's "refresh now"): also an account
+        marked ``needs_authorization``, whose refresh token PagBank may take again.
+
+        True when refreshed; False when PagBank could not answer (nothing changed).
+        Raises ``AccountNeedsAuthorization`` (refused: the account is, or stays,
+        marked) or ``ConnectApplicationRefused`` (the account is left as it is).
+        """
+        return self._look(rejected=None, asked=True).token is not None
+
+    def _look(self, *, rejected: str | None, asked: bool = False) -> _Outcome:
+        outcome = in_own_transaction(
+            lambda independent: self._locked(rejected, independent, asked=asked)
+        )
+        if isinstance(outcome.refused, AccountNeedsAuthorization):
             self._token = None
+        if outcome.refused is not None:
             raise outcome.refused
         if outcome.token is not None:
             self._token = outcome.token
             self._expires_at, self._issued_at = outcome.expires_at, outcome.issued_at
         if outcome.unanswered:
             self._quiet_until = time.monotonic() + REFRESH_RETRY_AFTER
+        return outcome
 
-    def _locked(self, rejected: str | None, independent: bool) -> _Outcome:
+    def _locked(self, rejected: str | None, independent: bool, *, asked: bool) -> _Outcome:
         """The account's row locked: use its token, or refresh it (only if still needed)."""
         rows = ConnectedAccount.objects.select_for_update(nowait=independent)
         try:
@@ -188,38 +223,54 @@ class AccountTokens:
             if independent:
                 raise _RowNotReady
             raise ConnectedAccount.DoesNotExist(f"connected account {self.account_pk} is gone")
-        if not account.is_active:
+        retried = asked and account.state == AccountState.NEEDS_AUTHORIZATION
+        if not account.is_active and not retried:
             return _Outcome(None, None, None, refused=needs_authorization(account))
         current = account.access_token()
-        if rejected is not None and current != rejected:
-            logger.debug("account %s: token refreshed meanwhile", account.account_id)
-        elif rejected is None and not account.refresh_due(get_settings().connect_refresh_margin):
-            pass
+        kept = _Outcome(current, account.token_expires_at, account.token_issued_at)
+        if asked:
+            why = ASKED
+        elif rejected is not None:
+            if current != rejected:
+                logger.debug("account %s: token refreshed meanwhile", account.account_id)
+                return kept
+            why = REJECTED
+        elif account.refresh_due(get_settings().connect_refresh_margin):
+            why = DUE
         else:
-            refreshed = _refresh(account, expired=rejected is not None)
-            if refreshed is not None:
-                return refreshed
-            if rejected is not None:
-                return _Outcome(None, None, None, unanswered=True)  # the 401 stands
-            return _Outcome(
-                current, account.token_expires_at, account.token_issued_at, unanswered=True
-            )
-        return _Outcome(current, account.token_expires_at, account.token_issued_at)
+            return kept
+        refreshed = _refresh(account, why)
+        if refreshed is not None and (
+            why != DUE or not isinstance(refreshed.refused, ConnectApplicationRefused)
+        ):
+            return refreshed
+        if why == DUE:  # the token works until it expires: go on with it
+            return dataclasses.replace(kept, unanswered=True)
+        return _Outcome(None, None, None, unanswered=True)  # a 401 stands; "refresh now" says so
 
 
-def _refresh(account: ConnectedAccount, *, expired: bool) -> _Outcome | None:
-    """``POST /oauth2/refresh`` for the locked ``account``; its new token, a refusal, or None
-    when PagBank could not answer (the current token goes on being used)."""
+def _refresh(account: ConnectedAccount, why: str) -> _Outcome | None:
+    """``POST /oauth2/refresh`` for the locked ``account``: its new token, a refusal (the
+    seller's grant, or the application's), or None when PagBank could not answer."""
     now = timezone.now()
     try:
         with application_client() as connect:
             answer = connect.refresh(account.refresh_token())
+    except ConnectApplicationRefused as error:
+        # Not the seller's doing: the account keeps its state (and a token that works).
+        logger.error("account %s: refresh not sent through: %s", account.account_id, error)
+        _write(account, last_error=redact_text(str(error))[:ERROR_TEXT_KEPT])
+        return _Outcome(None, None, None, refused=error)
     except ProviderError as error:
         text = redact_text(f"{type(error).__name__}: {error}")[:ERROR_TEXT_KEPT]
         if not is_refused_grant(error):
             logger.warning("account %s: refresh failed, will retry: %s", account.account_id, text)
             _write(account, last_error=text)
             return None
+        if not account.is_active:  # staff's retry of a marked account: refused again
+            logger.warning("account %s: refresh refused again", account.account_id)
+            _write(account, last_error=text)
+            return _Outcome(None, None, None, refused=needs_authorization(account))
         logger.warning("account %s: refresh refused, needs re-authorisation", account.account_id)
         _write(
             account,
@@ -229,6 +280,9 @@ def _refresh(account: ConnectedAccount, *, expired: bool) -> _Outcome | None:
         )
         announce_account_needs_authorization(account, text)
         return _Outcome(None, None, None, refused=needs_authorization(account))
+    changed = ["state", "state_changed_at"] if not account.is_active else []
+    if changed:
+        account.state, account.state_changed_at = AccountState.ACTIVE, now
     account.set_tokens(
         access_token=answer.access_token,
         refresh_token=answer.refresh_token,
@@ -248,12 +302,14 @@ def _refresh(account: ConnectedAccount, *, expired: bool) -> _Outcome | None:
             "scopes",
             "refreshed_at",
             "last_error",
+            *changed,
         ]
     )
     logger.info(
-        "account %s: token refreshed (%s)",
+        "account %s: token refreshed (%s)%s",
         account.account_id,
-        "after a 401" if expired else "before it expires",
+        {DUE: "before it expires", REJECTED: "after a 401", ASKED: "asked for"}[why],
+        "; active again" if changed else "",
     )
     return _Outcome(answer.access_token, account.token_expires_at, account.token_issued_at)
 

@@ -66,7 +66,7 @@ logger = logging.getLogger("django_orderpay.emulator")
 Handler = Callable[[State, Call], Response]
 Sender = Callable[[str, bytes, dict[str, str]], int]
 
-MERCHANT = "merchant"  # bearer token required; errors in the Orders API shape
+MERCHANT = "merchant"  # a merchant's token required; errors in the Orders API shape
 OPEN = "open"  # no token (the SDK script)
 SIMULATOR = "simulator"  # no token; errors in the simulator's shape
 CONTROL = "control"  # no token, no faults, no idempotency
@@ -98,6 +98,12 @@ class Route:
     form: bool = False
     #: The Connect scopes of which an application's access token needs one (none: any token).
     scopes: tuple[str, ...] = ()
+    #: ``Authorization: Bearer <token>`` only. Otherwise the bare token is taken too: PagBank's
+    #: own fee example sends ``Authorization: <token>``, and the official WooCommerce plugin
+    #: (and Virtuaria) send a token so to ``/orders``, ``/charges/*``, ``/public-keys`` and
+    #: the 3-D Secure session; to the Checkout API and ``/oauth2/application``, documented and
+    #: sent as ``Bearer`` only (by those same plugins), nothing shows a bare one taken.
+    bearer_only: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -118,14 +124,17 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/orders", orders.find_order_by_charge, scopes=READ),
     Route("GET", "/orders/{id}", orders.get_order, scopes=READ),
     Route("POST", "/orders/{id}/pay", orders.pay_order, scopes=CREATE),
-    Route("POST", "/checkouts", checkouts.create_checkout, scopes=CHECKOUT_CREATE),
-    Route("GET", "/checkouts/{id}", checkouts.get_checkout, scopes=CHECKOUT_VIEW),
+    Route(
+        "POST", "/checkouts", checkouts.create_checkout, scopes=CHECKOUT_CREATE, bearer_only=True
+    ),
+    Route("GET", "/checkouts/{id}", checkouts.get_checkout, scopes=CHECKOUT_VIEW, bearer_only=True),
     Route(
         "POST",
         "/checkouts/{id}/activate",
         checkouts.activate_checkout,
         body_optional=True,
         scopes=CHECKOUT_UPDATE,
+        bearer_only=True,
     ),
     Route(
         "POST",
@@ -133,6 +142,7 @@ ROUTES: tuple[Route, ...] = (
         checkouts.inactivate_checkout,
         body_optional=True,
         scopes=CHECKOUT_UPDATE,
+        bearer_only=True,
     ),
     Route("GET", "/pagamento", checkout_page.checkout_page, OPEN),
     Route("GET", "/pagamento/checkout.js", checkout_page.checkout_script, OPEN),
@@ -170,8 +180,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/oauth2/token", connect.token, APPLICATION),
     Route("POST", "/oauth2/refresh", connect.refresh, APPLICATION),
     Route("POST", "/oauth2/revoke", connect.revoke, APPLICATION),
-    Route("POST", "/oauth2/application", connect.create_application),
-    Route("GET", "/oauth2/application/{id}", connect.get_application),
+    Route("POST", "/oauth2/application", connect.create_application, bearer_only=True),
+    Route("GET", "/oauth2/application/{id}", connect.get_application, bearer_only=True),
     Route("POST", "/_emulator/oauth/applications", connect_control.register_application, CONTROL),
     Route("GET", "/_emulator/oauth/grants", connect_control.list_grants, CONTROL),
     Route("POST", "/_emulator/oauth/revoke", connect_control.revoke_account, CONTROL),
@@ -409,10 +419,16 @@ class Emulator:
         response = fault.respond(response) if fault is not None else response
         return _held_back(response, latency, path)
 
-    def _authenticate(self, request: Request) -> tuple[str, str | None, str]:
+    def _authenticate(
+        self, request: Request, *, bearer_only: bool = False
+    ) -> tuple[str, str | None, str]:
         """The caller's account, and, for a Connect access token (unexpired by the
-        emulator's clock, not revoked), its application and scopes."""
-        scheme, _, token = (request.header("Authorization") or "").strip().partition(" ")
+        emulator's clock, not revoked), its application and scopes.
+
+        ``Authorization: Bearer <token>``, or (unless ``bearer_only``) the bare token."""
+        scheme, space, token = (request.header("Authorization") or "").strip().partition(" ")
+        if not space and not bearer_only:
+            scheme, token = "bearer", scheme
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise errors.unauthorized()
@@ -445,7 +461,9 @@ class Emulator:
         client_id: str | None = None
         try:
             if route.access == MERCHANT:
-                account, client_id, scope = self._authenticate(request)
+                account, client_id, scope = self._authenticate(
+                    request, bearer_only=route.bearer_only
+                )
                 if (
                     client_id is not None
                     and route.scopes

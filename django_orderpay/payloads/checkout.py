@@ -398,6 +398,13 @@ class CheckoutRequest(Builder):
                     join(path, "discount_amount"),
                     "can't exceed the items plus the additional amount",
                 )
+        if not problems.errors and not 1 <= self.amount <= rules.MAX_AMOUNT:
+            # The provider refuses it (invalid_cart_total_value, naming the items).
+            problems.add(
+                join(path, "items"),
+                "the total (items, additional amount and fixed shipping, less the discount) "
+                f"must be from 1 to {rules.MAX_AMOUNT} cents",
+            )
 
     def _collect_items(self, problems: Problems, where: str) -> None:
         if not problems.sequence(where, self.items):

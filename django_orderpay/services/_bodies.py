@@ -5,22 +5,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django_orderpay import payloads
 from django_orderpay.conf import get_settings
+from django_orderpay.connect.routing import account_notification_url
 from django_orderpay.exceptions import FieldError, PayloadError
 from django_orderpay.models import ConnectedAccount
 
 
 def notification_url_for(account: ConnectedAccount | None) -> str | None:
-    """``NOTIFICATION_URL`` for ``account``'s orders (None: the settings' account)."""
+    """``NOTIFICATION_URL`` for ``account``'s orders (None: the settings' account), with
+    ``?account=<its pk>`` for a connected account's (``connect.routing``)."""
     url = get_settings().notification_url
     if not url or account is None:
         return url
-    parts = urlsplit(url)
-    query = urlencode([*parse_qsl(parts.query), ("account", account.account_id)])
-    return urlunsplit(parts._replace(query=query))
+    return account_notification_url(url, account.pk)
 
 
 def order_body(
@@ -30,7 +29,7 @@ def order_body(
 
     ``ORDERPAY['NOTIFICATION_URL']`` becomes the order's ``notification_urls``
     when the order names none, so the provider tells this shop of changes; a
-    connected account's orders are sent it with ``?account=ACCO_...``, which
+    connected account's orders are sent it with ``?account=<its pk>``, which
     routes their notifications to that account.
     """
     notification_url = notification_url_for(account)

@@ -23,7 +23,9 @@ from django.db import models
 from django_orderpay import payloads, rules
 from django_orderpay.client import OrderPayClient
 from django_orderpay.client.api import CHECKOUT_ORDERS_PAGE
-from django_orderpay.exceptions import FieldError, PayloadError
+from django_orderpay.conf import get_settings
+from django_orderpay.connect.routing import longest_notification_url, notification_url_limit
+from django_orderpay.exceptions import ConfigurationError, FieldError, PayloadError
 from django_orderpay.models import ChangeSource, Checkout, ConnectedAccount
 from django_orderpay.sync import sync_checkout
 
@@ -47,9 +49,11 @@ def checkout_body(
     ``ORDERPAY['NOTIFICATION_URL']`` becomes its ``notification_urls`` and
     ``payment_notification_urls`` where it names none, so the provider tells
     this shop of the checkout's expiry and of every payment made through it
-    (with ``?account=ACCO_...`` for a connected account's: see docs/connect.md).
+    (with ``?account=<its pk>`` for a connected account's: see docs/connect.md).
+    Where that URL is longer than the 100 characters PagBank takes,
+    ``ConfigurationError`` says so before any call (``orderpay.E009``).
     """
-    url = notification_url_for(account)
+    url = _checkout_notification_url(account)
     if isinstance(checkout, payloads.CheckoutRequest):
         if url and not checkout.notification_urls:
             checkout = dataclasses.replace(checkout, notification_urls=(url,))
@@ -64,6 +68,21 @@ def checkout_body(
         return payloads.validate_checkout_dict(data)
     raise PayloadError(
         [FieldError("", "the checkout must be a payloads.CheckoutRequest or a dict")]
+    )
+
+
+def _checkout_notification_url(account: ConnectedAccount | None) -> str | None:
+    url = notification_url_for(account)
+    limit = notification_url_limit()
+    if url is None or account is None or len(url) <= limit:
+        return url
+    setting = get_settings().notification_url or ""
+    raise ConfigurationError(
+        f"ORDERPAY['NOTIFICATION_URL'] is {len(setting)} characters: with "
+        f"connected account {account.account_id}'s ?account={account.pk} it is {len(url)}, "
+        f"over the {limit} PagBank's Checkout API takes for a notification URL "
+        "(orderpay.E009). Shorten NOTIFICATION_URL to at most "
+        f"{longest_notification_url(setting)} characters."
     )
 
 

@@ -27,6 +27,12 @@ from django.db.models.signals import post_save, pre_save
 _KEPT: dict[tuple[type[models.Model], str, tuple[str, ...]], tuple[str, list[Field]]] = {}
 
 
+def _own_placeholder(field: Field) -> bool:
+    """Whether ``field`` writes its value with SQL of its own (not a plain ``%s``): Django
+    6.1 renamed the hook (``get_placeholder_sql``; ``BinaryField`` has only that one)."""
+    return hasattr(field, "get_placeholder") or hasattr(field, "get_placeholder_sql")
+
+
 def _update_sql(
     model: type[models.Model], using: str, names: tuple[str, ...]
 ) -> tuple[str, list[Field]] | None:
@@ -37,7 +43,7 @@ def _update_sql(
         meta = model._meta
         fields = [meta.get_field(name) for name in names]
         kept = [f for f in fields if isinstance(f, Field) and f.concrete and f.column]
-        if len(kept) != len(fields) or any(hasattr(f, "get_placeholder") for f in kept):
+        if len(kept) != len(fields) or any(_own_placeholder(f) for f in kept):
             return None  # a field with its own SQL placeholder: let save() compile it
         quote = connections[using].ops.quote_name
         sets = ", ".join(f"{quote(str(f.column))} = %s" for f in kept)

@@ -12,8 +12,6 @@ import logging
 from typing import Any
 
 from django import forms
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
@@ -23,6 +21,7 @@ from django_orderpay.checkout import (
     DEBIT_NOT_AUTHENTICATED,
     sign_threeds_session,
 )
+from django_orderpay.conf import misconfigured
 from django_orderpay.exceptions import OrderPayError
 from django_orderpay.models import Order
 from django_orderpay.shopper_messages import is_shop_side
@@ -101,17 +100,9 @@ def _check_shopper(customer: dict[str, Any], address: dict[str, Any]) -> None:
         + ", ".join(missing)
         + ": every card payment on this page would fail authentication. Pass order=<an Order "
         "whose customer and shipping address are known>, or customer=... and address=... "
-        "(payloads.Customer and payloads.Address, or dicts in the Orders API's words)."
+        "(payloads.Customer and payloads.Address, or dicts in the Orders API's words).",
+        logger=logger,
     )
-
-
-def misconfigured(message: str) -> None:
-    """A card form set up so that its payments would fail: in DEBUG the page fails to render
-    (ImproperlyConfigured, at once, for the developer); in production it renders, and an
-    error is logged for staff on every render."""
-    if settings.DEBUG:
-        raise ImproperlyConfigured(message)
-    logger.error(message)
 
 
 def threeds_config(

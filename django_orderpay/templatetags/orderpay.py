@@ -50,14 +50,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from django_orderpay import services
-from django_orderpay.conf import get_settings
+from django_orderpay.conf import get_settings, misconfigured
 from django_orderpay.exceptions import OrderPayError, UnsafeURL
 from django_orderpay.forms import CAPTCHA_FIELD
 from django_orderpay.hosted_checkout import checkout_link
 from django_orderpay.models import Charge, Checkout, Order, QrCode, format_cents
 from django_orderpay.shopper_messages import EXPIRED_CARD
 
-from ._threeds import misconfigured, threeds_config
+from ._threeds import threeds_config
 
 register = template.Library()
 logger = logging.getLogger("django_orderpay.templatetags")
@@ -277,7 +277,8 @@ def _check_plans_account(form: forms.Form | None, account: Any) -> None:
         f"{{% orderpay_card_form %}} pays {named(account)} but its form prices the "
         f"installments of {named(priced)}: the page would offer one account's plans and the "
         "order charge another. Give the form the same account: CardCheckoutForm(..., "
-        "account=...)."
+        "account=...).",
+        logger=logger,
     )
 
 

@@ -250,6 +250,19 @@ def test_the_limits_themselves_are_accepted(api):
     assert "name" not in made["items"][0]  # items need only quantity and unit_amount
 
 
+def test_the_discount_may_equal_the_items_plus_the_additional_amount_not_exceed_it(api):
+    # "Não deve superar a soma do valor dos itens com o valor adicional": the sum itself is
+    # taken, a cent more is not. Shipping is no part of it (here it keeps the total above 0).
+    items = [{"quantity": 2, "unit_amount": 5990}]  # 11 980
+    shipping = {"type": "FIXED", "amount": 1500}
+    made = create(api, items=items, additional_amount=20, discount_amount=12_000, shipping=shipping)
+    assert made["discount_amount"] == 12_000
+    assert refused(
+        api,
+        checkout_body(items=items, additional_amount=20, discount_amount=12_001, shipping=shipping),
+    ) == ("invalid_discount_value", "discount_amount")
+
+
 def test_fields_the_api_does_not_know_are_dropped_not_refused(api):
     # A sandbox capture: qr_codes and customer.phones sent to /checkouts, answered 201 without.
     made = create(api, qr_codes=[{"amount": {"value": 1}}], customer={**BUYER, "phones": []})
@@ -292,12 +305,23 @@ def test_get_lists_the_orders_of_its_page_a_page_at_a_time(api):
     assert too_many.json()["error_messages"][0]["parameter_name"] == "limit"
 
 
-def test_another_merchant_and_an_unknown_id_get_the_same_404(api):
+@pytest.mark.parametrize("status", [404, 400])
+def test_another_merchant_and_an_unknown_id_get_the_same_not_found(api, status):
+    # The error table names checkout_not_found without its status; the get, activate and
+    # inactivate pages list only 200 and 400: the option picks which the emulator answers.
+    api.post("/_emulator/options", {"checkout_not_found_status": status})
     made = create(api)
-    for path, token in ((f"/checkouts/{made['id']}", TOKEN_B), ("/checkouts/CHEC_NOPE", TOKEN_A)):
-        response = api.get(path, token=token)
-        assert response.status_code == 404
+    calls = [("GET", f"/checkouts/{made['id']}", TOKEN_B), ("GET", "/checkouts/CHEC_NOPE", TOKEN_A)]
+    calls += [
+        ("POST", f"/checkouts/{made['id']}/{verb}", TOKEN_B) for verb in ("inactivate", "activate")
+    ]
+    for method, path, token in calls:
+        response = api.request(method, path, token=token)
+        assert response.status_code == status, path
         assert response.json()["error_messages"][0]["error"] == "checkout_not_found"
+    # The control plane is not the Checkout API: its unknown checkout stays a 404.
+    assert api.post("/_emulator/checkouts/CHEC_NOPE/expire").status_code == 404
+    assert api.post("/_emulator/options", {"checkout_not_found_status": 401}).status_code == 400
 
 
 def test_inactivate_then_activate_switch_the_page_and_notify(api, recorder):

@@ -123,7 +123,9 @@ def test_the_page_names_the_application_and_each_scope_in_pagbank_words(api: Api
     assert response.headers["Content-Type"].startswith("text/html")
     text = response.text
     assert "<strong data-connect-app>Marketplace</strong>" in text
-    assert 'data-scope="payments.refund">fazer reembolsos' in text
+    # In the seller's language: English here, PagBank's own words in pt-BR
+    # (tests/emulator/test_pages_language.py).
+    assert 'data-scope="payments.refund">make refunds' in text
     assert 'name="code_challenge"' in text and s256(VERIFIER) in text
 
 
@@ -132,6 +134,9 @@ def test_the_page_names_the_application_and_each_scope_in_pagbank_words(api: Api
     [
         ({"client_id": "nobody"}, "invalid_client"),
         ({"redirect_uri": "https://attacker.example/steal"}, "invalid_redirect_uri"),
+        # "A mesma utilizada na criação da aplicação": the same URL, not one like it.
+        ({"redirect_uri": REDIRECT.rstrip("/")}, "invalid_redirect_uri"),
+        ({"redirect_uri": REDIRECT + "?shop=2"}, "invalid_redirect_uri"),
     ],
 )
 def test_an_unknown_application_or_redirect_is_a_page_never_a_redirect(
@@ -251,6 +256,31 @@ def test_the_redirect_uri_must_be_the_one_the_code_was_asked_with(api: Api, app)
     assert code_of(response) == "41002"
 
 
+def test_with_the_setting_any_shops_callback_is_taken_as_pagbanks_shared_applications_do(
+    api: Api, app
+) -> None:
+    # The official WooCommerce plugin sends each shop's own callback under one application
+    # id; Magento's carries the PKCE verifier in its path.
+    shop = "https://loja.example/wp-admin/admin-ajax.php?action=pagbank_oauth&environment=sandbox"
+    magento = f"https://loja.example/admin/pagbank/oauth/code_verifier/{VERIFIER}/"
+    assert page(api, authorize_query(redirect_uri=shop)).status_code == 400
+    answer = api.post("/_emulator/oauth/settings", {"redirect_uri": "any"}, token=None)
+    assert answer.json()["settings"]["redirect_uri"] == "any"
+    for callback in (shop, magento):
+        assert page(api, authorize_query(redirect_uri=callback)).status_code == 200
+        for sent, status in ((callback, 200), (REDIRECT, 400)):
+            fields = {k: v[0] for k, v in parse_qs(authorize_query(redirect_uri=callback)).items()}
+            back = answer_page(api, {**fields, "email": "seller@example.com", "decision": "allow"})
+            assert back.headers["Location"].startswith(callback)
+            code = parse_qs(urlsplit(back.headers["Location"]).query)["code"][0]
+            # The token call needs the authorisation's own URI, whatever the setting ("a
+            # mesma do momento da permissão").
+            assert exchange(api, code, redirect_uri=sent).status_code == status
+    for refused in ("ftp://loja.example/callback", "https://" + "a" * 343):
+        assert page(api, authorize_query(redirect_uri=refused)).status_code == 400, refused
+    assert page(api, authorize_query(redirect_uri="https://" + "a" * 342)).status_code == 200
+
+
 @pytest.mark.parametrize(
     "headers",
     [
@@ -303,6 +333,22 @@ def test_an_access_token_acts_for_its_sellers_own_account_only(api: Api, app, re
     listed = api.get("/_emulator/orders", token=None).json()["orders"]
     assert order_id in listed
     assert api.emulator._state.orders[order_id].account == seller_a["account_id"]
+
+
+def test_an_access_token_is_taken_without_bearer_as_the_official_plugin_sends_it(
+    api: Api, app
+) -> None:
+    seller = connect(api, "seller-a@example.com")
+    bare = {"Authorization": seller["access_token"]}
+    payload = {
+        "reference_id": "sale-1",
+        "customer": {"name": "Jose da Silva", "email": "jose@example.com", "tax_id": "12345678909"},
+        "items": [{"name": "Camiseta", "quantity": 1, "unit_amount": 500}],
+        "charges": [charge_payload(amount={"value": 500, "currency": "BRL"})],
+    }
+    created = api.session.post(api.url("/orders"), json=payload, headers=bare, timeout=10)
+    assert created.status_code == 201, created.text
+    assert api.emulator._state.orders[created.json()["id"]].account == seller["account_id"]
 
 
 def test_a_token_without_the_scope_is_forbidden(api: Api, app) -> None:
@@ -496,12 +542,19 @@ def test_settings_are_checked_and_a_reset_puts_them_back(api: Api) -> None:
     assert api.post("/_emulator/oauth/settings", {"expires_in": 0}, token=None).status_code == 400
     assert api.post("/_emulator/oauth/settings", {"ttl": 5}, token=None).status_code == 400
     assert api.post(
-        "/_emulator/oauth/settings", {"expires_in": 60, "signer": "application"}, token=None
-    ).json() == {"settings": {"expires_in": 60, "signer": "application"}}
+        "/_emulator/oauth/settings",
+        {"expires_in": 60, "signer": "application", "redirect_uri": "any"},
+        token=None,
+    ).json() == {"settings": {"expires_in": 60, "signer": "application", "redirect_uri": "any"}}
+    assert (
+        api.post("/_emulator/oauth/settings", {"redirect_uri": "prefix"}, token=None).status_code
+        == 400
+    )
     api.post("/_emulator/reset", token=None)
     assert api.get("/_emulator/oauth/settings", token=None).json()["settings"] == {
         "expires_in": 365 * 24 * 3600,
         "signer": "account",
+        "redirect_uri": "application",
     }
 
 

@@ -20,6 +20,7 @@ from tests.emulator.core_support import (
     ACCOUNT_A,
     ACCOUNT_B,
     ACCOUNT_ID,
+    TOKEN_A,
     TOKEN_B,
     charge_payload,
     documented,
@@ -52,6 +53,47 @@ def test_provider_endpoints_need_a_valid_bearer_token(api, headers):
         assert response.status_code == 401
         assert documented(response.json()) == UNAUTHORIZED
     assert order_count(api) == 0
+
+
+def test_the_orders_api_takes_the_token_without_bearer_too(api):
+    # PagBank's fee example and the official WooCommerce plugin send Authorization: <token>.
+    bare = {"Authorization": TOKEN_A}
+    payload = order_payload(charges=[charge_payload()])
+    created = api.session.post(api.url("/orders"), json=payload, headers=bare)
+    assert created.status_code == 201, created.text
+    order = created.json()
+    charge_id = order["charges"][0]["id"]
+    calls = [
+        ("GET", f"/orders/{order['id']}", None, 200),
+        ("GET", f"/charges/{charge_id}", None, 200),
+        ("GET", "/charges/fees/calculate?payment_methods=CREDIT_CARD&value=10000", None, 200),
+        ("POST", "/public-keys", {"type": "card"}, 201),
+        ("GET", "/public-keys/card", None, 200),
+        ("POST", f"/charges/{charge_id}/cancel", {"amount": {"value": 500}}, 201),
+    ]
+    for method, path, body, status in calls:
+        answer = api.session.request(method, api.url(path), json=body, headers=bare)
+        assert answer.status_code == status, (path, answer.text)
+    session = api.session.post(api.url("/checkout-sdk/sessions"), headers=bare)
+    assert session.ok, session.text
+    for header in (TOKEN_A + "x", f"{TOKEN_A} extra", "Bearer", f"Basic {TOKEN_A}"):
+        refused = api.session.get(api.url("/public-keys/card"), headers={"Authorization": header})
+        assert refused.status_code == 401, header
+
+
+def test_the_checkout_api_and_the_connect_registry_take_bearer_only(api):
+    # Documented as Bearer <token>, and sent so by the same plugins that send a bare one
+    # elsewhere: nothing shows a bare token taken there.
+    bare = {"Authorization": TOKEN_A}
+    body = {"items": [{"quantity": 1, "unit_amount": 500}]}
+    application = {"name": "Loja", "redirect_uri": "https://shop.example/callback/"}
+    for path, payload in (("/checkouts", body), ("/oauth2/application", application)):
+        refused = api.session.post(api.url(path), json=payload, headers=bare)
+        assert refused.status_code == 401, path
+        assert documented(refused.json()) == UNAUTHORIZED
+        assert api.post(path, payload).status_code == 201, path
+    made = api.post("/checkouts", body).json()
+    assert api.session.get(api.url(f"/checkouts/{made['id']}"), headers=bare).status_code == 401
 
 
 def test_each_token_is_its_own_merchant(api):
@@ -289,6 +331,7 @@ def test_options_are_read_changed_refused_by_name_and_reset(api):
         "created_statuses": "docs",
         "short_tax_ids": False,
         "recurrent_checkout": False,
+        "checkout_not_found_status": 404,
     }
     changed = api.post("/_emulator/options", {"partial_refund_status": "CANCELED"})
     assert changed.json()["options"]["partial_refund_status"] == "CANCELED"

@@ -48,7 +48,7 @@ def _view(django_user_model: Any, **_: Any) -> dict[str, Any]:
     }
     request = RequestFactory().post(f"/purchases/{purchase.pk}/pay/", posted)
     request.user = user
-    form = CardPaymentForm(request.POST, user=user, amount=purchase.total)
+    form = CardPaymentForm(request.POST, user=user, amount=purchase.total, request=request)
     assert form.is_valid(), form.errors
     order = services.create_order(
         payloads.OrderRequest(

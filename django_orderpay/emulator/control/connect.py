@@ -5,9 +5,12 @@ platform does once in PagBank's panel); ``GET /_emulator/oauth/grants`` lists
 every seller's grant with its tokens (a test compares them with what the
 shop stored); ``POST /_emulator/oauth/revoke`` ``{"account_id"}`` is a seller
 revoking the platform's access in PagBank: its tokens stop working at once.
-``GET``/``POST /_emulator/oauth/settings`` ``{"expires_in", "signer"}``: how long
-access tokens live, and who signs a seller's notifications (``account``: its
-access token; ``application``: the application's secret), both undocumented.
+``GET``/``POST /_emulator/oauth/settings`` ``{"expires_in", "signer", "redirect_uri"}``:
+how long access tokens live, and who signs a seller's notifications (``account``: its
+access token; ``application``: the application's secret), both undocumented; and
+which ``redirect_uri`` the authorisation page takes (``application``: the
+application's own, as PagBank's reference; ``any``: any http(s) URL, as PagBank's
+shared applications for its plugins).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from ..resources.connect import register
 from ..serving.http import Response
 from ..state import errors
 from ..state.clock import timestamp
-from ..state.oauth import SIGNERS
+from ..state.oauth import REDIRECT_URI_RULES, SIGNERS
 from ..state.store import Call, State
 from ..state.validation import reject_unknown, require_int, require_str
 
@@ -62,7 +65,12 @@ def revoke_account(state: State, call: Call) -> Response:
 
 
 def _settings(state: State) -> dict[str, object]:
-    return {"expires_in": state.oauth.expires_in, "signer": state.oauth.signer}
+    oauth = state.oauth
+    return {
+        "expires_in": oauth.expires_in,
+        "signer": oauth.signer,
+        "redirect_uri": oauth.redirect_uri,
+    }
 
 
 def get_settings(state: State, call: Call) -> Response:
@@ -71,14 +79,19 @@ def get_settings(state: State, call: Call) -> Response:
 
 
 def set_settings(state: State, call: Call) -> Response:
-    """``POST /_emulator/oauth/settings`` ``{"expires_in"?: seconds, "signer"?: ...}``."""
-    reject_unknown(call.payload, {"expires_in", "signer"}, "")
+    """``POST /_emulator/oauth/settings`` ``{"expires_in"?, "signer"?, "redirect_uri"?}``."""
+    reject_unknown(call.payload, {"expires_in", "signer", "redirect_uri"}, "")
     expires_in = require_int(
         call.payload, "expires_in", "", minimum=1, maximum=10 * 365 * 86400, optional=True
     )
     signer = require_str(call.payload, "signer", "", optional=True, choices=SIGNERS)
+    redirect_uri = require_str(
+        call.payload, "redirect_uri", "", optional=True, choices=REDIRECT_URI_RULES
+    )
     if expires_in is not None:
         state.oauth.expires_in = expires_in
     if signer is not None:
         state.oauth.signer = signer
+    if redirect_uri is not None:
+        state.oauth.redirect_uri = redirect_uri
     return Response.json(200, {"settings": _settings(state)})

@@ -85,8 +85,8 @@ class CheckoutError(ProviderError):
         return Response.json(self.status, {"error_messages": [dict(self.error_messages[0])]})
 
 
-def not_found() -> CheckoutError:
-    return CheckoutError("checkout_not_found", status=404)
+def not_found(status: int = 404) -> CheckoutError:
+    return CheckoutError("checkout_not_found", status=status)
 
 
 class _Reader:

@@ -85,10 +85,11 @@ def checkout_json(
 
 
 def find_checkout(state: State, checkout_id: str, account: str | None) -> CheckoutRecord:
-    """The checkout, if it is ``account``'s (None: anyone's); else 404 ``checkout_not_found``."""
+    """The checkout, if it is ``account``'s; else ``checkout_not_found``, in the status
+    ``Options.checkout_not_found_status`` picks (None: anyone's, for the control plane: 404)."""
     record = state.checkouts.get(checkout_id)
     if record is None or (account is not None and record.account != account):
-        raise not_found()
+        raise not_found(404 if account is None else state.options.checkout_not_found_status)
     return record
 
 

@@ -47,7 +47,7 @@ TOKEN_KEYS = frozenset(
         "code_verifier",
     }
 )
-_URL = re.compile(r"https?://\S+")
+HTTP_URL = re.compile(r"https?://\S+")
 
 
 def _answer(grant: Grant, expires_in: int) -> Response:
@@ -153,7 +153,7 @@ def register(state: State, payload: dict[str, Any], account: str | None) -> Appl
     )
     name = require_str(payload, "name", "", limit=(1, 100))
     redirect_uri = require_str(payload, "redirect_uri", "", limit=REDIRECT_URI_LIMIT)
-    if not _URL.fullmatch(redirect_uri):
+    if not HTTP_URL.fullmatch(redirect_uri):
         raise errors.invalid("redirect_uri")
     app = Application(
         client_id=require_str(payload, "client_id", "", optional=True, limit=(1, 64))

@@ -1,7 +1,8 @@
 """The emulator's pages in their reader's language: English or Brazilian Portuguese.
 
-A person reads three of its pages: the bank's 3-D Secure challenge, the
-boleto's bank page and the PagBank app's stand-in. They follow the shop's
+A person reads four of its pages: the bank's 3-D Secure challenge, the
+boleto's bank page, the PagBank app's stand-in and Connect's authorisation
+page (and its error page). They follow the shop's
 language: the cookie Django's ``set_language`` view leaves (the demo serves
 the emulator on the shop's own host), else the browser's ``Accept-Language``.
 Their words are the package's own catalogue (``django_orderpay/locale``),

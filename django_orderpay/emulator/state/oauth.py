@@ -30,6 +30,11 @@ SELLER_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "urn:django-orderpay:emulator:
 #: access token (Virtuaria verifies with the token Connect gave it), or the
 #: application's secret.
 SIGNERS = ("account", "application")
+#: Which ``redirect_uri`` the authorisation page takes: the application's own (PagBank's
+#: reference: "a mesma utilizada na criação da aplicação", "não é dinâmico"), or any http(s)
+#: URL, as PagBank's shared applications take each shop's own callback from the official
+#: WooCommerce plugin (and Magento's, the PKCE verifier in its path).
+REDIRECT_URI_RULES = ("application", "any")
 
 
 def seller_account(email: str) -> str:
@@ -107,9 +112,10 @@ class OAuthStore:
     """Applications, codes and grants, the tokens' index, and the server's two choices.
 
     ``expires_in`` (seconds) is what each access token gets; ``signer`` who
-    signs a seller's notifications (:data:`SIGNERS`). Both are set through
-    the control plane (``POST /_emulator/oauth/settings``); a reset puts back
-    the defaults.
+    signs a seller's notifications (:data:`SIGNERS`); ``redirect_uri`` which
+    URI the authorisation page takes (:data:`REDIRECT_URI_RULES`). They are set
+    through the control plane (``POST /_emulator/oauth/settings``); a reset
+    puts back the defaults.
     """
 
     applications: dict[str, Application] = field(default_factory=dict)
@@ -119,6 +125,7 @@ class OAuthStore:
     spent: set[str] = field(default_factory=set, repr=False)
     expires_in: int = DEFAULT_EXPIRES_IN
     signer: str = "account"
+    redirect_uri: str = "application"
 
     def clear(self) -> None:
         """Forget codes and grants, and the choices; registered applications stay (as
@@ -128,6 +135,7 @@ class OAuthStore:
         self.spent.clear()
         self.expires_in = DEFAULT_EXPIRES_IN
         self.signer = "account"
+        self.redirect_uri = "application"
 
     def application(self, client_id: str | None, secret: str | None) -> Application | None:
         """The application whose secret is ``secret`` (and id ``client_id``, when given)."""

@@ -29,6 +29,10 @@ DEBIT_NOT_AUTHENTICATED_OUTCOMES = ("PAID", "DECLINED")
 #: (201 and 200), or the official plugin's expectation (200 and 201: it requires 201 of
 #: the session).
 CREATED_STATUSES = {"docs": (201, 200), "plugin": (200, 201)}
+#: The HTTP status of the Checkout API's ``checkout_not_found``: its error table lists the
+#: name without a status (among 400, 401, 403, 404, 406 and 415); the get, activate and
+#: inactivate pages document only 200 and 400.
+CHECKOUT_NOT_FOUND_STATUSES = (404, 400)
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class Options:
     #: Whether the account may create recurrent checkouts (``recurrence_plan``): off,
     #: ``recurrent_checkout_disabled``, as for an account PagBank has not enabled.
     recurrent_checkout: bool = False
+    #: The status of ``checkout_not_found`` from the Checkout API: 404 or 400.
+    checkout_not_found_status: int = 404
 
     def __post_init__(self) -> None:
         if self.idempotency_conflict not in CONFLICT_SHAPES:
@@ -70,6 +76,11 @@ class Options:
             raise ValueError("short_tax_ids must be true or false")
         if self.created_statuses not in CREATED_STATUSES:
             raise ValueError("created_statuses must be one of " + ", ".join(CREATED_STATUSES))
+        if self.checkout_not_found_status not in CHECKOUT_NOT_FOUND_STATUSES:
+            raise ValueError(
+                "checkout_not_found_status must be one of "
+                + ", ".join(str(status) for status in CHECKOUT_NOT_FOUND_STATUSES)
+            )
         if self.debit_not_authenticated not in DEBIT_NOT_AUTHENTICATED_OUTCOMES:
             raise ValueError(
                 "debit_not_authenticated must be one of "
