@@ -149,6 +149,27 @@ def test_plans_are_kept_fifteen_minutes(orderpay_emulator, monkeypatch):
         services.installment_plans(10000, **ASKED)
 
 
+def test_a_refusal_is_kept_fifteen_minutes_too(orderpay_emulator, monkeypatch):
+    from django.core.cache.backends import locmem
+
+    orderpay_emulator.control("POST", "options", {"fees_configured": False})
+    with pytest.raises(ProviderError, match="fees_not_configured"):
+        services.installment_plans(10000, **ASKED)
+    orderpay_emulator.control("POST", "options", {"fees_configured": True})
+    started = time.time()
+
+    def minutes_later(minutes: float) -> None:
+        monkeypatch.setattr(locmem, "time", SimpleNamespace(time=lambda: started + minutes * 60))
+
+    minutes_later(14.9)  # the refusal again, from the cache: the provider is not asked
+    with pytest.raises(ProviderError, match="fees_not_configured"):
+        services.installment_plans(10000, **ASKED)
+    minutes_later(15.1)  # asked again: the merchant has configured its fees since
+    assert [plan.installments for plan in services.installment_plans(10000, **ASKED)] == list(
+        range(1, 13)
+    )
+
+
 def test_the_cards_bin_is_sent_and_one_the_provider_does_not_know_is_refused(orderpay_emulator):
     with pytest.raises(ProviderError, match="credit_card_bin data not found"):
         services.installment_plans(10000, card_bin="000000")

@@ -7,8 +7,6 @@ Through the emulator's HTTP interface, its fault injection and its options.
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from django.conf import settings
 from django.test import override_settings
@@ -27,6 +25,7 @@ from tests.test_services_support import (
     CVV,
     buyer,
     charge,
+    closed_port,
     encrypted_card,
     no_retries,
     order_payload,
@@ -160,18 +159,10 @@ def test_a_second_charge_with_someone_elses_card_is_refused_without_a_call(
 # --- a connection refused before anything was sent ---------------------------------------
 
 
-def _closed_port() -> str:
-    """A local URL nothing listens on: every connection to it is refused."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
 @pytest.fixture
 def nowhere(orderpay_emulator, orderpay):
     """The shop pointed at an address where nothing answers (a wrong EMULATOR_URL)."""
-    orderpay(BASE_URL=_closed_port(), RETRIES=1, TIMEOUT=2)
+    orderpay(BASE_URL=closed_port(), RETRIES=1, TIMEOUT=2)
 
 
 def test_a_refused_connection_is_a_refusal_not_an_unknown_outcome(nowhere):
@@ -192,7 +183,7 @@ def test_a_refused_repeat_of_an_unknown_operation_stays_unknown(orderpay_emulato
     with pytest.raises(OutcomeUnknown):
         create_order(payload)  # the first call may have reached the provider
 
-    with override_settings(ORDERPAY={**settings.ORDERPAY, "BASE_URL": _closed_port()}):
+    with override_settings(ORDERPAY={**settings.ORDERPAY, "BASE_URL": closed_port()}):
         reset_client()
         with pytest.raises(OutcomeUnknown) as caught:
             create_order(payload)  # its repeat could not connect: the first still may have acted

@@ -20,7 +20,7 @@ from django.db import connection
 
 from django_orderpay.client import OrderPayClient, get_client
 from django_orderpay.emulator.serving.transport import mount
-from django_orderpay.exceptions import OutcomeUnknown, ProviderError
+from django_orderpay.exceptions import OutcomeUnknown, ProviderError, ProviderUnavailable
 from django_orderpay.models import Charge, Operation, Order
 from django_orderpay.services import (
     cancel_charge,
@@ -33,6 +33,7 @@ from tests.test_services_support import (
     DECLINED_VISA,
     buyer,
     charge,
+    closed_port,
     encrypted_card,
     no_retries,
     order_payload,
@@ -106,6 +107,63 @@ def test_two_open_refunds_stay_apart_from_a_third_ones_answer(orderpay_emulator,
     states = dict(Operation.objects.filter(kind="cancel").values_list("amount", "state"))
     assert states == {200: "unknown", 300: "unknown", 100: "succeeded"}
     for amount in (200, 300):  # their repeats send their keys
+        cancel_charge(Charge.objects.get(pk=row.pk), amount)
+    assert at_provider(row)["amount"]["summary"]["refunded"] == 600
+
+
+def test_two_open_refunds_stay_apart_behind_an_open_capture_of_the_order(
+    orderpay_emulator, no_retries
+):
+    # The order's open operations are read oldest first: a capture of its other charge,
+    # still open, comes before the two refunds. It is no refund, and no reason to stop
+    # looking at the rest: the two refunds share a charge whatever comes before them.
+    body = order_payload("r-10", charges=[charge(800, capture=False), charge(2000)], items=2)
+    authorised, paid = create_order(body).charges.order_by("pk")
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        capture_charge(authorised)
+    never_arrived(orderpay_emulator, "/charges/")  # the older refund never arrives
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(paid, 200)
+    done_unheard(orderpay_emulator, "/charges/")  # the newer one does
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=paid.pk), 300)
+
+    refresh_order(paid.order)  # 300 refunded: enough for the 200 that never arrived
+
+    states = dict(Operation.objects.exclude(kind="create").values_list("amount", "state"))
+    assert states == {800: "unknown", 200: "unknown", 300: "unknown"}
+    for amount in (200, 300):  # their repeats send their keys
+        cancel_charge(Charge.objects.get(pk=paid.pk), amount)
+    assert at_provider(paid)["amount"]["summary"]["refunded"] == 500
+    assert capture_charge(Charge.objects.get(pk=authorised.pk)).amount_paid == 800
+
+
+def test_two_open_refunds_stay_apart_from_a_refused_refund_sent_again_with_its_key(
+    orderpay_emulator, no_retries
+):
+    # A confirmation page's refund that could not connect is closed as refused (nothing
+    # reached the provider); the same page posted again sends the same key, and the
+    # provider acts. Its answer is about an operation no longer open: it is not one of
+    # the open refunds the count holds, so the two others are still two.
+    row = create_order(order_payload("r-11", charges=[charge(2000)])).charges.get()
+    never_arrived(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(row, 200)
+    done_unheard(orderpay_emulator, "/charges/")
+    with pytest.raises(OutcomeUnknown):
+        cancel_charge(Charge.objects.get(pk=row.pk), 300)
+    nowhere = OrderPayClient(closed_port(), "token", retries=0)
+    with pytest.raises(ProviderUnavailable):
+        cancel_charge(Charge.objects.get(pk=row.pk), 100, idempotency_key="page-1", client=nowhere)
+    assert Operation.objects.get(amount=100).state == "refused"
+
+    # Answered: 400 refunded, its own 100 and the 300, or the 200 that never arrived.
+    cancel_charge(Charge.objects.get(pk=row.pk), 100, idempotency_key="page-1")
+
+    states = dict(Operation.objects.exclude(kind="create").values_list("amount", "state"))
+    assert states == {200: "unknown", 300: "unknown", 100: "succeeded"}
+    for amount in (200, 300):
         cancel_charge(Charge.objects.get(pk=row.pk), amount)
     assert at_provider(row)["amount"]["summary"]["refunded"] == 600
 

@@ -353,6 +353,42 @@ def test_a_split_pix_is_mirrored_with_its_split_and_shown_in_the_admin(orderpay_
     assert split.provider_id in page.content.decode()
 
 
+def test_a_split_boleto_is_mirrored_with_its_split_pending_then_completed_once_paid(
+    orderpay_emulator, client, django_capture_on_commit_callbacks
+):
+    """A marketplace's boleto: ``charges[].splits`` as on a card; its split waits while the
+    boleto does, and is completed by the payment the notification mirrors; the admin links it."""
+    from django_orderpay.models import Split
+    from django_orderpay.services import get_split
+    from tests.admin_support import change, client_for, make_user
+
+    seller = "ACCO_66666666-7777-8888-9999-AAAAAAAAAAAA"
+    splits = Splits.percentage(
+        Receiver.percentage(orderpay_emulator.account_id, 80),
+        Receiver.percentage(seller, 20),
+    )
+    split_boleto = dataclasses.replace(boleto_charge(10000), splits=splits)
+    created = create_order(order(reference_id="bol-split", charges=[split_boleto]))
+    charge = created.charges.get()
+    assert charge.status == "WAITING" and charge.link("SPLIT")
+    waiting = get_split(charge)
+    assert (waiting.method, waiting.status) == ("PERCENTAGE", "PENDING")
+
+    orderpay_emulator.pay_boleto(charge.provider_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        orderpay_emulator.deliver_notifications(client)
+
+    paid = Charge.objects.get(pk=charge.pk)
+    assert (paid.status, paid.amount_paid, paid.split_method) == ("PAID", 10000, "PERCENTAGE")
+    split = get_split(paid)
+    assert (split.pk, split.status) == (waiting.pk, "COMPLETED")
+    assert Split.objects.filter(charge=paid).count() == 1
+    percentages = {r["account"]["id"]: int(r["amount"]["value"]) for r in split.receivers}
+    assert percentages == {orderpay_emulator.account_id: 80, seller: 20}
+    page = client_for(make_user("boss", superuser=True)).get(change("charge", paid.pk))
+    assert split.provider_id in page.content.decode()
+
+
 def test_a_boleto_declined_by_risk_analysis_is_mirrored_declined(orderpay_emulator):
     """The emulator's ``BOLETO_DECLINED_TAX_ID``: PagBank's risk analysis refuses the boleto
     (``10000``), as its docs' DECLINED answer shows; nothing is payable."""

@@ -7,6 +7,7 @@ to the emulator on 127.0.0.1, never a mock of our own code.
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 
 import pytest
@@ -104,6 +105,14 @@ def encrypted_card() -> dict[str, Any]:
 #: holds its answer. ``make mutants`` raises it (``ORDERPAY_TEST_TIMEOUT``): on a loaded
 #: machine a plain answer can take longer than 0.3 s, never less than that second.
 NO_RETRIES_TIMEOUT = float(os.environ.get("ORDERPAY_TEST_TIMEOUT", "0.3"))
+
+
+def closed_port() -> str:
+    """A local URL nothing listens on: every connection to it is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture

@@ -293,6 +293,16 @@ def test_a_credit_card_is_refundable_for_350_days(api):
     _refund_near_the_end(api, create_charge(api), 350)
 
 
+def test_a_mastercard_credit_card_is_refundable_for_350_days(api):
+    # Only a Mastercard *debit* has the shorter window: the brand alone does not shorten it.
+    charge = create_charge(api, raw_card("5240082975622454"))
+    assert (charge["payment_method"]["type"], charge["payment_method"]["card"]["brand"]) == (
+        "CREDIT_CARD",
+        "mastercard",
+    )
+    _refund_near_the_end(api, charge, 350)
+
+
 def test_a_mastercard_debit_is_refundable_for_180_days(api):
     _refund_near_the_end(api, _debit(api, "5240082975622454"), 180)
 
