@@ -550,8 +550,7 @@
     var select = form.querySelector('select[name$="installments"]');
     if (!url || !select) return;
     var asked = "";
-    card.addEventListener("input", function (event) {
-      if (!event.target || event.target.getAttribute("data-orderpay-field") !== "number") return;
+    function lookUp() {
       var bin = value(card, "number").replace(/[\s.-]/g, "").slice(0, 6);
       if (bin.length < 6 || bin === asked) return;
       asked = bin;
@@ -564,7 +563,13 @@
         setHidden(form, "card_bin", bin);
         announce(form, "orderpay:plans", answer.plans);
       }, function () {});
+    }
+    card.addEventListener("input", function (event) {
+      if (event.target && event.target.getAttribute("data-orderpay-field") === "number") lookUp();
     });
+    // A number already there when this script binds (typed or autofilled while the page
+    // was still loading) gets its plans too: no input event will come for it.
+    lookUp();
   }
 
   function bind(card) {
